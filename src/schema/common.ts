@@ -1,0 +1,46 @@
+// Schema fragments shared by every nudger CRD. Each fragment is plain JSON Schema (TypeBox), so
+// the same object feeds the generated CRD, ajv at runtime and the TypeScript types.
+import Type, { type Static, type TSchema } from 'typebox';
+import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../domain/names.ts';
+
+/** A Component name: Kubernetes requires DNS-1123 labels for the objects nudges point at. */
+export const ComponentName = Type.String({
+  minLength: 1,
+  maxLength: DNS1123_LABEL_MAX_LENGTH,
+  pattern: DNS1123_LABEL_PATTERN,
+});
+
+/** A string enum with `type: string`, which structural CRD schemas require beside `enum`. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** `metav1.Condition`, with the API server's own limits. */
+export const Condition = Type.Object({
+  type: Type.String({ maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$' }),
+  status: StringEnum(['True', 'False', 'Unknown'] as const),
+  reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+  message: Type.String({ maxLength: 32768 }),
+  lastTransitionTime: Type.String({ format: 'date-time' }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type Condition = Static<typeof Condition>;
+
+/** The part of ObjectMeta nudger reads from manifests; the rest passes through untouched. */
+export const ObjectMeta = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    namespace: Type.Optional(Type.String()),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: true },
+);
+
+/** Conditions keyed by type, as `metav1.Condition` lists are declared upstream. */
+export function ConditionList(): TSchema {
+  return Type.Array(Condition, {
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+  });
+}

@@ -1,0 +1,101 @@
+// NudgeConfig (ADR 67): the one definition from which the CRD (deploy/crds/), the runtime
+// validator and the TypeScript types are all derived. Edit here, then `npm run gen:crds`.
+import Type, { type Static } from 'typebox';
+import { MAX_NUDGE_ENTRIES, NUDGE_CONFIG_NAME, NUDGE_MODES } from '../domain/model.ts';
+import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
+
+export const NUDGE_CONFIG_GROUP = 'konflux-ci.dev';
+export const NUDGE_CONFIG_VERSION = 'v1alpha1';
+export const NUDGE_CONFIG_API_VERSION = `${NUDGE_CONFIG_GROUP}/${NUDGE_CONFIG_VERSION}`;
+export const NUDGE_CONFIG_KIND = 'NudgeConfig';
+
+/** The CEL rules of ADR 67, by the domain rule id each one mirrors. Tests hold them to that. */
+export const NUDGE_CONFIG_CEL = {
+  'singleton-name': {
+    rule: `self.metadata.name == '${NUDGE_CONFIG_NAME}'`,
+    message: `NudgeConfig is a singleton: metadata.name must be '${NUDGE_CONFIG_NAME}'`,
+  },
+  'self-nudge': {
+    rule: '!has(self.nudges) || self.nudges.all(n, n.from != n.to)',
+    message: 'a component cannot nudge itself: from and to must differ',
+  },
+  'missing-gating-group': {
+    rule: "!has(self.mode) || self.mode != 'validated' || (has(self.gatingGroup) && size(self.gatingGroup) > 0)",
+    message: 'gatingGroup is required when mode is validated',
+  },
+} as const;
+
+export const NudgeRelationship = Type.Object(
+  {
+    from: ComponentName,
+    to: ComponentName,
+    mode: Type.Optional(
+      StringEnum(NUDGE_MODES, {
+        default: 'immediate',
+        description:
+          'When the nudge fires: immediate, after the source build succeeds; validated, after the Snapshot of gatingGroup passes its tests.',
+      }),
+    ),
+    gatingGroup: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        description: 'The ComponentGroup whose Snapshot must pass integration tests first. Required when mode is validated.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'A directed edge: a successful build of `from` nudges `to`.',
+    'x-kubernetes-validations': [NUDGE_CONFIG_CEL['missing-gating-group']],
+  },
+);
+export type NudgeRelationship = Static<typeof NudgeRelationship>;
+
+export const NudgeConfigSpec = Type.Object(
+  {
+    nudges: Type.Optional(
+      Type.Array(NudgeRelationship, {
+        maxItems: MAX_NUDGE_ENTRIES,
+        // Uniqueness of (from, to) is declared as a list-map key, which the API server enforces
+        // natively in O(n). The CEL form (`all(i, exists_one(j, ...))`) is O(n^2): at 5000 items it
+        // exceeds the API server's static CEL cost budget and the CRD would be refused.
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['from', 'to'],
+        description: 'The nudge edges of this namespace.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    'x-kubernetes-validations': [NUDGE_CONFIG_CEL['self-nudge']],
+  },
+);
+export type NudgeConfigSpec = Static<typeof NudgeConfigSpec>;
+
+export const NudgeConfigStatus = Type.Object(
+  {
+    conditions: Type.Optional(
+      Type.Array(Condition, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    ),
+    lastValidationTime: Type.Optional(Type.String({ format: 'date-time' })),
+    observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type NudgeConfigStatus = Static<typeof NudgeConfigStatus>;
+
+export const NudgeConfig = Type.Object(
+  {
+    apiVersion: Type.Literal(NUDGE_CONFIG_API_VERSION),
+    kind: Type.Literal(NUDGE_CONFIG_KIND),
+    metadata: ObjectMeta,
+    spec: Type.Optional(NudgeConfigSpec),
+    status: Type.Optional(NudgeConfigStatus),
+  },
+  {
+    additionalProperties: false,
+    description: `The nudge graph of one namespace (ADR 67). A singleton: it must be named '${NUDGE_CONFIG_NAME}'.`,
+    'x-kubernetes-validations': [NUDGE_CONFIG_CEL['singleton-name']],
+  },
+);
+export type NudgeConfig = Static<typeof NudgeConfig>;
