@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The full test suite, from a fresh clone: obtains Node 24 and the dependencies, then runs lint,
+# format check, type check, CRD drift check, build and all tests with coverage.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/node.sh"
+cd "$NUDGER_ROOT"
+echo "node $(node --version), npm $(npm --version)" >&2
+npm test

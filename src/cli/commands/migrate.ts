@@ -1,0 +1,57 @@
+import { createTwoFilesPatch } from 'diff';
+import { readManifestFiles } from '../../adapters/fs/read-inputs.ts';
+import { writeFilesAtomically } from '../../adapters/fs/write-files.ts';
+import { type MigrationResult, planMigration } from '../../domain/migrate.ts';
+import { EXIT_OK } from '../errors.ts';
+import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
+import type { LoadOptions } from '../load.ts';
+
+export interface MigrateOptions extends LoadOptions {
+  readonly write: boolean;
+  readonly output: OutputFormat;
+}
+
+/** Without --write this is a dry run: it prints a unified diff and touches nothing. */
+export async function migrateCommand(paths: readonly string[], options: MigrateOptions, io: CliIo): Promise<number> {
+  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
+    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+  });
+  const result = planMigration(files);
+  if (options.write) await writeFilesAtomically(result.changes.map(({ path, after }) => ({ path, text: after })));
+  if (options.output === 'json') {
+    writeJson(io.stdout, {
+      edges: result.edges,
+      nudgeConfigs: result.nudgeConfigs,
+      componentsUpdated: result.componentsUpdated,
+      written: options.write,
+    });
+  } else {
+    if (!options.write) io.stdout.write(unifiedDiff(result));
+    writeLine(io.stderr, migrationSummary(result, options.write));
+  }
+  return EXIT_OK;
+}
+
+export function unifiedDiff(result: MigrationResult): string {
+  return result.changes
+    .map((change) =>
+      createTwoFilesPatch(
+        change.before === undefined ? '/dev/null' : `a/${change.path}`,
+        `b/${change.path}`,
+        change.before ?? '',
+        change.after,
+        undefined,
+        undefined,
+        { context: 3 },
+      ).replace(/^=+\n/, ''),
+    )
+    .join('');
+}
+
+function migrationSummary(result: MigrationResult, written: boolean): string {
+  if (result.changes.length === 0) return 'nothing to migrate: no build-nudges-ref or upstream NudgeConfig left';
+  const verb = written ? 'migrated' : 'would migrate';
+  const where = result.nudgeConfigs.map((c) => `${c.file} (${String(c.edges)} entries)`).join(', ');
+  const tail = written ? '' : '; run again with --write to apply';
+  return `${verb} ${String(result.edges)} edge(s) from ${String(result.componentsUpdated.length)} Component(s) into ${where}${tail}`;
+}

@@ -1,0 +1,72 @@
+import { buildNudgeGraphs, type NamespaceGraph } from '../../domain/graph.ts';
+import { planImpact } from '../../domain/plan.ts';
+import { validateManifestSet } from '../../domain/validate.ts';
+import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
+import { findingToText } from '../format/findings.ts';
+import { planToJson, planToText } from '../format/plan.ts';
+import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
+import { type LoadOptions, loadManifests } from '../load.ts';
+
+export interface PlanOptions extends LoadOptions {
+  readonly changed: readonly string[];
+  readonly output: OutputFormat;
+  readonly namespace?: string;
+}
+
+export async function planCommand(paths: readonly string[], options: PlanOptions, io: CliIo): Promise<number> {
+  const set = await loadManifests(paths, io, options);
+  const graph = pickNamespace(buildNudgeGraphs(set), options);
+  const changed = expandChanged(graph, options.changed);
+  // Planning an invalid graph would print numbers for a graph that cannot exist in a cluster.
+  const errors = validateManifestSet(set).findings.filter(
+    (f) => f.severity === 'error' && (f.namespace === undefined || f.namespace === graph.namespace),
+  );
+  if (errors.length > 0) {
+    for (const finding of errors) writeLine(io.stderr, findingToText(finding));
+    writeLine(io.stderr, `cannot plan: the nudge graph has ${String(errors.length)} error(s); run nudger validate`);
+    return EXIT_FINDINGS;
+  }
+  const plan = planImpact(graph, changed);
+  if (options.output === 'json') writeJson(io.stdout, planToJson(plan));
+  else io.stdout.write(planToText(plan));
+  return EXIT_OK;
+}
+
+/** The namespace to plan in: the one asked for, else the only one, else the only one holding every changed name. */
+function pickNamespace(graphs: ReadonlyMap<string, NamespaceGraph>, options: PlanOptions): NamespaceGraph {
+  const label = (ns: string): string => (ns === '' ? '(unset)' : ns);
+  if (options.namespace !== undefined) {
+    const graph = graphs.get(options.namespace);
+    if (graph === undefined) throw new UsageError(`namespace "${options.namespace}" is not in the input (found: ${[...graphs.keys()].map(label).join(', ') || 'none'})`);
+    return graph;
+  }
+  const candidates = [...graphs.values()].filter((g) =>
+    options.changed.every((name) => name.includes('*') || g.nodes.includes(name)),
+  );
+  if (candidates.length === 1 && candidates[0] !== undefined) return candidates[0];
+  if (graphs.size === 0) throw new UsageError('the input holds no Components or NudgeConfigs');
+  throw new UsageError(
+    candidates.length === 0
+      ? `no namespace in the input holds all of ${options.changed.join(', ')}`
+      : `the changed components exist in several namespaces (${candidates.map((g) => label(g.namespace)).join(', ')}): pass --namespace`,
+  );
+}
+
+/** `--changed operand-*,bundle`: names, or globs with `*`, matched against the graph's nodes. */
+export function expandChanged(graph: NamespaceGraph, patterns: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const pattern of patterns) {
+    if (!pattern.includes('*')) {
+      if (!graph.nodes.includes(pattern)) {
+        throw new UsageError(`--changed: "${pattern}" is not a component of ${graph.namespace === '' ? 'the input' : `namespace ${graph.namespace}`}`);
+      }
+      out.add(pattern);
+      continue;
+    }
+    const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const matches = graph.nodes.filter((node) => regex.test(node));
+    if (matches.length === 0) throw new UsageError(`--changed pattern "${pattern}" matches no component`);
+    for (const match of matches) out.add(match);
+  }
+  return [...out].sort();
+}

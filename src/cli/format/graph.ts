@@ -1,0 +1,140 @@
+// Renders nudge graphs as Mermaid, Graphviz DOT or JSON. Edges that close a cycle are highlighted so
+// that a picture of an invalid graph shows where the problem is.
+import type { NamespaceGraph } from '../../domain/graph.ts';
+import { type NudgeEdge, UNSET_NAMESPACE } from '../../domain/model.ts';
+
+export type GraphFormat = 'mermaid' | 'dot' | 'json';
+
+export interface GraphRenderInput {
+  readonly graphs: readonly NamespaceGraph[];
+  /** Edge keys (`from->to` within a namespace) that lie on a reported cycle. */
+  readonly cycleEdges: ReadonlySet<string>;
+}
+
+export function cycleEdgeKey(namespace: string, from: string, to: string): string {
+  return `${namespace}\u0000${from}\u0000${to}`;
+}
+
+/**
+ * One group per (from, to), sorted: the graph may hold the same edge from two sources (a NudgeConfig
+ * entry and a build-nudges-ref item). The first declaration represents the group.
+ */
+function edgeGroups(graph: NamespaceGraph): (readonly [NudgeEdge, ...NudgeEdge[]])[] {
+  const groups = new Map<string, [NudgeEdge, ...NudgeEdge[]]>();
+  for (const edge of graph.edges) {
+    const key = `${edge.from}\u0000${edge.to}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [edge]);
+    else group.push(edge);
+  }
+  return [...groups.values()].sort(([a], [b]) => compare(a.from, b.from) || compare(a.to, b.to));
+}
+
+function distinctEdges(graph: NamespaceGraph): NudgeEdge[] {
+  return edgeGroups(graph).map(([first]) => first);
+}
+
+// Code-point order, not locale order: output must be identical on every machine.
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function namespaceLabel(namespace: string): string {
+  return namespace === UNSET_NAMESPACE ? '(namespace unset)' : namespace;
+}
+
+export function renderMermaid({ graphs, cycleEdges }: GraphRenderInput): string {
+  const lines = ['flowchart LR'];
+  const ids = new Map<string, string>();
+  const idFor = (namespace: string, name: string): string => {
+    const key = `${namespace}\u0000${name}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = `n${String(ids.size)}`;
+      ids.set(key, id);
+    }
+    return id;
+  };
+  let linkIndex = 0;
+  const cycleLinks: number[] = [];
+  for (const graph of graphs) {
+    const indent = graphs.length > 1 ? '    ' : '  ';
+    if (graphs.length > 1) lines.push(`  subgraph ${idFor(graph.namespace, '')}["${mermaidText(namespaceLabel(graph.namespace))}"]`);
+    for (const node of graph.nodes) lines.push(`${indent}${idFor(graph.namespace, node)}["${mermaidText(node)}"]`);
+    for (const edge of distinctEdges(graph)) {
+      const from = idFor(graph.namespace, edge.from);
+      const to = idFor(graph.namespace, edge.to);
+      lines.push(
+        edge.mode === 'validated'
+          ? `${indent}${from} -. "validated: ${mermaidText(edge.gatingGroup ?? '?')}" .-> ${to}`
+          : `${indent}${from} --> ${to}`,
+      );
+      if (cycleEdges.has(cycleEdgeKey(graph.namespace, edge.from, edge.to))) cycleLinks.push(linkIndex);
+      linkIndex += 1;
+    }
+    if (graphs.length > 1) lines.push('  end');
+  }
+  if (cycleLinks.length > 0) lines.push(`  linkStyle ${cycleLinks.join(',')} stroke:#d00,stroke-width:3px`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Mermaid labels are quoted; a quote inside would end the label early. */
+function mermaidText(text: string): string {
+  return text.replaceAll('"', '#quot;');
+}
+
+export function renderDot({ graphs, cycleEdges }: GraphRenderInput): string {
+  const lines = ['digraph nudges {', '  rankdir=LR;', '  node [shape=box, style=rounded];'];
+  for (const graph of graphs) {
+    const prefix = graphs.length > 1 ? `${graph.namespace}/` : '';
+    lines.push(`  subgraph ${dotId(`cluster_${graph.namespace}`)} {`, `    label=${dotId(namespaceLabel(graph.namespace))};`);
+    for (const node of graph.nodes) lines.push(`    ${dotId(prefix + node)} [label=${dotId(node)}];`);
+    for (const edge of distinctEdges(graph)) {
+      const attrs: string[] = [];
+      if (edge.mode === 'validated') attrs.push('style=dashed', `label=${dotId(`validated: ${edge.gatingGroup ?? '?'}`)}`);
+      if (cycleEdges.has(cycleEdgeKey(graph.namespace, edge.from, edge.to))) attrs.push('color=red', 'penwidth=2');
+      const suffix = attrs.length > 0 ? ` [${attrs.join(', ')}]` : '';
+      lines.push(`    ${dotId(prefix + edge.from)} -> ${dotId(prefix + edge.to)}${suffix};`);
+    }
+    lines.push('  }');
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+function dotId(text: string): string {
+  return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+}
+
+export interface GraphJson {
+  namespaces: {
+    namespace: string;
+    nodes: string[];
+    edges: { from: string; to: string; mode: string; gatingGroup?: string; declaredBy: { via: string; object: string; file: string; line?: number }[]; onCycle: boolean }[];
+  }[];
+}
+
+export function renderJson({ graphs, cycleEdges }: GraphRenderInput): GraphJson {
+  return {
+    namespaces: graphs.map((graph) => ({
+      namespace: graph.namespace,
+      nodes: [...graph.nodes],
+      edges: edgeGroups(graph).map((declarations) => {
+        const [edge] = declarations;
+        return {
+          from: edge.from,
+          to: edge.to,
+          mode: edge.mode,
+          ...(edge.gatingGroup === undefined ? {} : { gatingGroup: edge.gatingGroup }),
+          declaredBy: declarations.map((e) => ({
+            via: e.origin.via,
+            object: e.origin.object.name,
+            file: e.origin.location.file,
+            ...(e.origin.location.line === undefined ? {} : { line: e.origin.location.line }),
+          })),
+          onCycle: cycleEdges.has(cycleEdgeKey(graph.namespace, edge.from, edge.to)),
+        };
+      }),
+    })),
+  };
+}

@@ -1,0 +1,25 @@
+// Paths on the command line -> the domain's ManifestSet. I/O lives in the fs adapter; parsing is pure.
+import { readManifestFiles } from '../adapters/fs/read-inputs.ts';
+import type { ManifestSet } from '../domain/model.ts';
+import { parseManifestSet } from '../manifest/parse.ts';
+import type { CliIo } from './io.ts';
+
+export interface LoadOptions {
+  readonly maxFileBytes?: number;
+}
+
+export async function loadManifests(paths: readonly string[], io: CliIo, options: LoadOptions = {}): Promise<ManifestSet> {
+  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
+    stdin: io.stdin,
+    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+  });
+  return parseManifestSet(files);
+}
+
+/** `--max-file-size 64Mi`, `10MB`, `1048576`: a human size to bytes. */
+export function parseByteSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(|k|ki|kb|m|mi|mb|g|gi|gb)$/i.exec(text.trim());
+  if (match === null) throw new Error(`"${text}" is not a size (examples: 1048576, 512Ki, 32Mi)`);
+  const units: Record<string, number> = { '': 1, k: 1e3, kb: 1e3, ki: 1024, m: 1e6, mb: 1e6, mi: 1024 ** 2, g: 1e9, gb: 1e9, gi: 1024 ** 3 };
+  return Math.floor(Number(match[1]) * (units[(match[2] ?? '').toLowerCase()] ?? 1));
+}

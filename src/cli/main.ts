@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// The `nudger` command line: a thin shell that parses arguments, calls the core and maps failures
+// to the exit-code contract. Each command is imported lazily so that `nudger validate` does not pay
+// for modules only `migrate` needs.
+import { Command, CommanderError, Option } from 'commander';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, isUserFacingError, oneLine } from './errors.ts';
+import type { CliIo } from './io.ts';
+import { parseByteSize } from './load.ts';
+
+const VERSION = '0.1.0';
+
+function commaList(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter((s) => s.length > 0)];
+}
+
+function byteSize(value: string): number {
+  try {
+    return parseByteSize(value);
+  } catch (error) {
+    throw new UsageError(`--max-file-size: ${oneLine(error)}`);
+  }
+}
+
+const outputOption = () => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
+const maxFileSizeOption = () =>
+  new Option('--max-file-size <size>', 'refuse input files larger than this (e.g. 32Mi)').argParser(byteSize);
+
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('nudger')
+    .description('Validate, visualise, plan and migrate Konflux nudge graphs (NudgeConfig, build-nudges-ref)')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+
+  program
+    .command('validate')
+    .description('check NudgeConfigs and build-nudges-ref against the ADR 67 rules')
+    .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
+    .addOption(outputOption())
+    .addOption(maxFileSizeOption())
+    .action(async (paths: string[], opts: { output: 'text' | 'json'; maxFileSize?: number }) => {
+      const { validateCommand } = await import('./commands/validate.ts');
+      setExit(await validateCommand(paths, { output: opts.output, ...size(opts) }, io));
+    });
+
+  program
+    .command('graph')
+    .description('print the nudge graph as Mermaid, Graphviz DOT or JSON')
+    .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
+    .addOption(new Option('-f, --format <format>', 'graph format').choices(['mermaid', 'dot', 'json']).default('mermaid'))
+    .option('-n, --namespace <namespace>', 'only this namespace')
+    .addOption(maxFileSizeOption())
+    .action(async (paths: string[], opts: { format: 'mermaid' | 'dot' | 'json'; namespace?: string; maxFileSize?: number }) => {
+      const { graphCommand } = await import('./commands/graph.ts');
+      setExit(await graphCommand(paths, { format: opts.format, ...ns(opts), ...size(opts) }, io));
+    });
+
+  program
+    .command('plan')
+    .description('which components rebuild, in which waves, and how many builds ADR 29 nudges cost versus ChangeGroups')
+    .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
+    .requiredOption('-c, --changed <names>', 'changed components, comma-separated; * matches any characters', commaList)
+    .option('-n, --namespace <namespace>', 'the namespace to plan in (needed when names exist in several)')
+    .addOption(outputOption())
+    .addOption(maxFileSizeOption())
+    .action(async (paths: string[], opts: { changed: string[]; namespace?: string; output: 'text' | 'json'; maxFileSize?: number }) => {
+      const { planCommand } = await import('./commands/plan.ts');
+      setExit(await planCommand(paths, { changed: opts.changed, output: opts.output, ...ns(opts), ...size(opts) }, io));
+    });
+
+  program
+    .command('migrate')
+    .description('move build-nudges-ref (and upstream v1beta2 NudgeConfigs) into nudge-config; a dry run unless --write')
+    .argument('[paths...]', 'files or directories of a GitOps repository', [])
+    .option('-w, --write', 'rewrite the files (atomically); without it, print a unified diff', false)
+    .addOption(outputOption())
+    .addOption(maxFileSizeOption())
+    .action(async (paths: string[], opts: { write: boolean; output: 'text' | 'json'; maxFileSize?: number }) => {
+      if (paths.includes('-')) throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
+      const { migrateCommand } = await import('./commands/migrate.ts');
+      setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
+    });
+
+  return program;
+}
+
+function size(opts: { maxFileSize?: number }): { maxFileBytes?: number } {
+  return opts.maxFileSize === undefined ? {} : { maxFileBytes: opts.maxFileSize };
+}
+
+function ns(opts: { namespace?: string }): { namespace?: string } {
+  return opts.namespace === undefined ? {} : { namespace: opts.namespace };
+}
+
+/** Runs the CLI and returns its exit code; never throws and never prints a stack trace. */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let code = EXIT_OK;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed its message; help and version are not failures.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    io.stderr.write(`nudger: ${oneLine(error)}\n`);
+    if (!isUserFacingError(error) && process.env.NUDGER_DEBUG !== undefined && error instanceof Error) {
+      io.stderr.write(`${error.stack ?? ''}\n`);
+    }
+    return error instanceof Error && error.name === 'PlanError' ? EXIT_FINDINGS : EXIT_USAGE;
+  }
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  // An EPIPE from `nudger graph | head` is not an error worth a message.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+  const code = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd() });
+  process.exitCode = code;
+}

@@ -1,0 +1,160 @@
+// The nudge graph of each namespace, merged from every place an edge can be declared: NudgeConfig
+// entries (ours and upstream's v1beta2, which the migration imports) and the legacy
+// `spec.build-nudges-ref` of Components (ADR 29). Edges keep their origin so that every finding
+// and every plan can point back at the line that declared them.
+import {
+  NUDGE_MODES,
+  formatRef,
+  type ComponentObject,
+  type EdgeOrigin,
+  type ManifestSet,
+  type NudgeEdge,
+  type NudgeMode,
+} from './model.ts';
+
+export interface NamespaceGraph {
+  readonly namespace: string;
+  /** Every declared edge, duplicates included, NudgeConfig entries first, then build-nudges-ref items. */
+  readonly edges: readonly NudgeEdge[];
+  /** Undefined when the input held no Component of this namespace (existence cannot be judged). */
+  readonly components?: ReadonlyMap<string, ComponentObject>;
+  /** Every name that appears (components and edge ends), sorted. */
+  readonly nodes: readonly string[];
+  /** Distinct targets of `name`, sorted; empty for an unknown name. */
+  successors(name: string): readonly string[];
+  /** Distinct sources nudging `name`, sorted; empty for an unknown name. */
+  predecessors(name: string): readonly string[];
+}
+
+/** Plain code-unit order: locale-independent, so output is identical on every machine. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A key identifying an edge by its ends, whatever declared it. Unambiguous for any string. */
+export function edgeKey(e: Pick<NudgeEdge, 'namespace' | 'from' | 'to'>): string {
+  return JSON.stringify([e.namespace, e.from, e.to]);
+}
+
+/** The JSON path of the field that declared an edge, e.g. `spec.nudges[4]`. */
+export function originFieldPath(origin: EdgeOrigin): string {
+  return origin.via === 'NudgeConfig'
+    ? `spec.nudges[${origin.index}]`
+    : `spec.build-nudges-ref[${origin.index}]`;
+}
+
+/** `NudgeConfig ns/nudge-config spec.nudges[4]`: where a human finds the edge. */
+export function formatOrigin(origin: EdgeOrigin): string {
+  return `${formatRef(origin.object)} ${originFieldPath(origin)}`;
+}
+
+function isNudgeMode(mode: string): mode is NudgeMode {
+  return (NUDGE_MODES as readonly string[]).includes(mode);
+}
+
+/** The mode an entry fires with. An invalid mode is reported by validation; the edge still exists. */
+function effectiveMode(mode: string | undefined): NudgeMode {
+  return mode !== undefined && isNudgeMode(mode) ? mode : 'immediate';
+}
+
+interface NamespaceInput {
+  readonly edges: NudgeEdge[];
+  components?: Map<string, ComponentObject>;
+}
+
+function collectByNamespace(set: ManifestSet): Map<string, NamespaceInput> {
+  const byNamespace = new Map<string, NamespaceInput>();
+  const inputFor = (namespace: string): NamespaceInput => {
+    let input = byNamespace.get(namespace);
+    if (input === undefined) {
+      input = { edges: [] };
+      byNamespace.set(namespace, input);
+    }
+    return input;
+  };
+
+  for (const config of set.nudgeConfigs) {
+    const { namespace } = config.ref;
+    const input = inputFor(namespace);
+    for (const entry of config.entries) {
+      input.edges.push({
+        namespace,
+        from: entry.from,
+        to: entry.to,
+        mode: effectiveMode(entry.mode),
+        ...(entry.gatingGroup === undefined ? {} : { gatingGroup: entry.gatingGroup }),
+        origin: { via: 'NudgeConfig', object: config.ref, index: entry.index, location: entry.location },
+      });
+    }
+  }
+
+  for (const component of set.components) {
+    const { namespace, name } = component.ref;
+    const input = inputFor(namespace);
+    input.components ??= new Map();
+    // A second document with the same name is a parse-level concern; the first one wins here.
+    if (!input.components.has(name)) input.components.set(name, component);
+    component.buildNudgesRef.forEach((target, index) => {
+      input.edges.push({
+        namespace,
+        from: name,
+        to: target.name,
+        // ADR 29 nudges fire as soon as the build succeeds; ADR 67 migrates them as `immediate`.
+        mode: 'immediate',
+        origin: { via: 'build-nudges-ref', object: component.ref, index, location: target.location },
+      });
+    });
+  }
+  return byNamespace;
+}
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
+function sortedAdjacency(pairs: Map<string, Set<string>>): Map<string, readonly string[]> {
+  const adjacency = new Map<string, readonly string[]>();
+  for (const [name, ends] of pairs) adjacency.set(name, Object.freeze([...ends].sort(compareStrings)));
+  return adjacency;
+}
+
+function addPair(pairs: Map<string, Set<string>>, key: string, value: string): void {
+  let ends = pairs.get(key);
+  if (ends === undefined) {
+    ends = new Set();
+    pairs.set(key, ends);
+  }
+  ends.add(value);
+}
+
+function makeGraph(namespace: string, input: NamespaceInput): NamespaceGraph {
+  const out = new Map<string, Set<string>>();
+  const into = new Map<string, Set<string>>();
+  const names = new Set<string>(input.components?.keys());
+  for (const edge of input.edges) {
+    names.add(edge.from);
+    names.add(edge.to);
+    addPair(out, edge.from, edge.to);
+    addPair(into, edge.to, edge.from);
+  }
+  const successors = sortedAdjacency(out);
+  const predecessors = sortedAdjacency(into);
+  return {
+    namespace,
+    edges: Object.freeze(input.edges),
+    ...(input.components === undefined ? {} : { components: input.components }),
+    nodes: Object.freeze([...names].sort(compareStrings)),
+    successors: (name) => successors.get(name) ?? NO_NAMES,
+    predecessors: (name) => predecessors.get(name) ?? NO_NAMES,
+  };
+}
+
+/**
+ * One graph per namespace that holds a Component or a NudgeConfig (UNSET_NAMESPACE included).
+ * Every NudgeConfig counts, whatever its flavour or name: a misnamed or duplicate NudgeConfig is
+ * a finding of its own, and its edges must still take part in cycle detection.
+ */
+export function buildNudgeGraphs(set: ManifestSet): ReadonlyMap<string, NamespaceGraph> {
+  const graphs = new Map<string, NamespaceGraph>();
+  const inputs = [...collectByNamespace(set)].sort(([a], [b]) => compareStrings(a, b));
+  for (const [namespace, input] of inputs) graphs.set(namespace, makeGraph(namespace, input));
+  return graphs;
+}
