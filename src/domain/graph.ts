@@ -38,9 +38,7 @@ export function edgeKey(e: Pick<NudgeEdge, 'namespace' | 'from' | 'to'>): string
 
 /** The JSON path of the field that declared an edge, e.g. `spec.nudges[4]`. */
 export function originFieldPath(origin: EdgeOrigin): string {
-  return origin.via === 'NudgeConfig'
-    ? `spec.nudges[${origin.index}]`
-    : `spec.build-nudges-ref[${origin.index}]`;
+  return origin.via === 'NudgeConfig' ? `spec.nudges[${origin.index}]` : `spec.build-nudges-ref[${origin.index}]`;
 }
 
 /** `NudgeConfig ns/nudge-config spec.nudges[4]`: where a human finds the edge. */

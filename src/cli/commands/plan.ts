@@ -40,6 +40,8 @@ function pickNamespace(graphs: ReadonlyMap<string, NamespaceGraph>, options: Pla
     if (graph === undefined) throw new UsageError(`namespace "${options.namespace}" is not in the input (found: ${[...graphs.keys()].map(label).join(', ') || 'none'})`);
     return graph;
   }
+  const only = graphs.size === 1 ? [...graphs.values()][0] : undefined;
+  if (only !== undefined) return only;
   const candidates = [...graphs.values()].filter((g) =>
     options.changed.every((name) => name.includes('*') || g.nodes.includes(name)),
   );

@@ -2,6 +2,13 @@
 // counts multiply along every path; JSON.rawJSON keeps them exact past 2^53.
 import type { ImpactPlan } from '../../domain/plan.ts';
 
+declare global {
+  // Node >= 21 (V8's JSON.parse-with-source): not yet in TypeScript's lib files.
+  interface JSON {
+    rawJSON(text: string): unknown;
+  }
+}
+
 export interface PlanJson {
   namespace: string;
   changed: string[];

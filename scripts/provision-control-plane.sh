@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Provides a real etcd and kube-apiserver for the integration tests (DECISIONS D7) and prints the
+# directory holding both, and nothing else, on stdout:
+#
+#   KUBEBUILDER_ASSETS="$(scripts/provision-control-plane.sh)"
+#
+# The first run installs Debian packages and compiles kube-apiserver (minutes); later runs only
+# check a stamp (milliseconds). Progress goes to stderr. See docs/control-plane.md.
+#
+# Options:
+#   --verify   also start etcd + kube-apiserver once and check them, even when cached
+#   --rebuild  discard the cached binaries and provision again
+#
+# Environment:
+#   KUBEBUILDER_ASSETS  a directory already holding etcd and kube-apiserver: used as is, nothing
+#                       is installed or built (and nothing verified unless --verify)
+#   NUDGER_CACHE        cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/nudger)
+#   NUDGER_KEEP_BUILD=1 keep the unpacked source and Go build cache (about 1.5 GB) after a build
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=SCRIPTDIR/lib/control-plane-build.sh
+. "$SCRIPT_DIR/lib/control-plane-build.sh"
+# shellcheck source=SCRIPTDIR/lib/control-plane-smoke.sh
+. "$SCRIPT_DIR/lib/control-plane-smoke.sh"
+
+# Bump when the way the binaries are produced changes, so existing caches are rebuilt.
+RECIPE=1
+
+verify=0
+rebuild=0
+for arg in "$@"; do
+  case "$arg" in
+    --verify) verify=1 ;;
+    --rebuild) rebuild=1 ;;
+    -h | --help)
+      sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+      exit 0
+      ;;
+    *)
+      cp_log "unknown argument '$arg' (try --help)"
+      exit 2
+      ;;
+  esac
+done
+
+has_both_binaries() { [ -x "$1/etcd" ] && [ -x "$1/kube-apiserver" ]; }
+
+if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
+  if ! has_both_binaries "$KUBEBUILDER_ASSETS"; then
+    cp_log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS does not hold executable etcd and kube-apiserver"
+    exit 1
+  fi
+  if [ "$verify" -eq 1 ]; then smoke_test_control_plane "$KUBEBUILDER_ASSETS"; fi
+  echo "$KUBEBUILDER_ASSETS"
+  exit 0
+fi
+
+CACHE_ROOT="${NUDGER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nudger}"
+CP_DIR="$CACHE_ROOT/control-plane"
+BIN_DIR="$CP_DIR/bin"
+STAMP="$CP_DIR/stamp"
+BUILD_DIR="$CP_DIR/build"
+
+# The stamp is written last (atomic rename) and only after a passing smoke test, so its presence
+# with the current recipe means the binaries beside it are complete and known to work.
+is_provisioned() {
+  [ -f "$STAMP" ] && grep -qx "recipe=$RECIPE" "$STAMP" && has_both_binaries "$BIN_DIR"
+}
+
+if [ "$rebuild" -eq 0 ] && is_provisioned; then
+  if [ "$verify" -eq 1 ]; then smoke_test_control_plane "$BIN_DIR"; fi
+  echo "$BIN_DIR"
+  exit 0
+fi
+
+mkdir -p "$CP_DIR"
+# One provisioner at a time: a second concurrent caller waits here, then finds the stamp.
+exec 9>"$CP_DIR/lock"
+if ! flock -n 9; then
+  cp_log "another run is provisioning; waiting for $CP_DIR/lock"
+  flock 9
+fi
+
+if [ "$rebuild" -eq 1 ]; then
+  rm -f "$STAMP"
+elif is_provisioned; then
+  cp_log "provisioned by a concurrent run"
+  if [ "$verify" -eq 1 ]; then smoke_test_control_plane "$BIN_DIR"; fi
+  echo "$BIN_DIR"
+  exit 0
+fi
+
+total_start=$SECONDS
+install_packages "${CONTROL_PLANE_APT_PACKAGES[@]}"
+ensure_kubernetes_source_entry
+tree="$(fetch_kubernetes_source "$BUILD_DIR")"
+build_kube_apiserver "$tree" "$BUILD_DIR"
+
+# Stage next to the final directory, then swap, so no reader ever sees half-copied binaries.
+# etcd is copied rather than linked so the stamp stays true if the package is upgraded later.
+staging="$CP_DIR/bin.new"
+rm -rf "$staging"
+mkdir -p "$staging"
+cp /usr/bin/etcd "$staging/etcd"
+cp "$tree/_output/bin/kube-apiserver" "$staging/kube-apiserver"
+smoke_test_control_plane "$staging"
+rm -rf "$BIN_DIR"
+mv "$staging" "$BIN_DIR"
+
+etcd_version="$("$BIN_DIR/etcd" --version | awk '/^etcd Version:/ { print $3 }')"
+apiserver_version="$("$BIN_DIR/kube-apiserver" --version | awk '{ print $2 }')"
+source_version="$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)"
+{
+  echo "recipe=$RECIPE"
+  echo "etcd=$etcd_version"
+  echo "etcd-package=$(dpkg-query -W -f='${Version}' etcd-server)"
+  echo "kube-apiserver=$apiserver_version"
+  echo "kubernetes-source-package=$source_version"
+  echo "go=$(go version | cut -d' ' -f3)"
+  echo "compile-seconds=${CONTROL_PLANE_COMPILE_SECONDS:-unknown}"
+  echo "kube-apiserver-bytes=$(stat -c %s "$BIN_DIR/kube-apiserver")"
+  echo "provisioned-at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$STAMP.new"
+mv "$STAMP.new" "$STAMP"
+
+if [ "${NUDGER_KEEP_BUILD:-0}" != 1 ]; then rm -rf "$BUILD_DIR"; fi
+cp_log "provisioned etcd $etcd_version and kube-apiserver $apiserver_version in $((SECONDS - total_start))s"
+echo "$BIN_DIR"

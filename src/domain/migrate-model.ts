@@ -1,0 +1,50 @@
+// Shared vocabulary of the GitOps migration: what each manifest document is to the migration,
+// and the edits the planner asks the YAML and JSON writers to make.
+
+/** Same values as src/schema/nudgeconfig.ts; repeated so the pure domain does not load TypeBox. */
+export const NUDGER_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1alpha1';
+/** integration-service's shipped CRD: read as an import source, never written (DECISIONS D1). */
+export const UPSTREAM_NUDGE_CONFIG_API_VERSION = 'appstudio.redhat.com/v1beta2';
+export const COMPONENT_API_GROUP = 'appstudio.redhat.com';
+export const BUILD_NUDGES_REF = 'build-nudges-ref';
+
+/** One `spec.nudges[]` entry as the migration copies it: only the fields ADR 67 defines. */
+export interface MigrationEntry {
+  readonly from: string;
+  readonly to: string;
+  readonly mode?: string;
+  readonly gatingGroup?: string;
+}
+
+export type DocRole =
+  | {
+      readonly kind: 'component';
+      readonly namespace: string;
+      readonly name: string | undefined;
+      /** undefined when the Component has no `spec.build-nudges-ref` key at all. */
+      readonly nudgesRef: readonly string[] | undefined;
+    }
+  | {
+      readonly kind: 'nudge-config';
+      readonly flavour: 'nudger' | 'upstream-v1beta2';
+      readonly namespace: string;
+      readonly name: string | undefined;
+      readonly entries: readonly MigrationEntry[];
+    }
+  | { readonly kind: 'kustomization'; readonly resources: unknown }
+  | { readonly kind: 'other' };
+
+export type DocOp =
+  | { readonly kind: 'remove-build-nudges-ref' }
+  | { readonly kind: 'set-api-version'; readonly apiVersion: string }
+  | { readonly kind: 'append-nudges'; readonly entries: readonly MigrationEntry[] }
+  | { readonly kind: 'append-resources'; readonly names: readonly string[] }
+  /** `placeholder` is the whole file's text if no document with content is left in it. */
+  | { readonly kind: 'remove-document'; readonly placeholder: string };
+
+/** Finds the 1-based line of the value at a path inside one document, when it can. */
+export type Locator = (path: readonly (string | number)[]) => number | undefined;
+
+export function entryKey(from: string, to: string): string {
+  return `${from}\u0000${to}`;
+}

@@ -1,0 +1,514 @@
+// Rewrites YAML manifests for the migration without disturbing what it does not mean to change.
+//
+// Each changed document is first changed through the yaml Document API (the "expected" result).
+// The writer then tries a surgical text edit located by the parsed node ranges, which keeps every
+// other byte (comment spacing, blank lines, flow padding) exactly as the author wrote it, and
+// accepts it only if re-parsing it yields the expected data. When the shape is unusual (flow
+// collections, missing parents) it falls back to `doc.toString()` with style options detected from
+// the source. Documents without changes are copied byte for byte between the changed ones.
+import {
+  type Document,
+  LineCounter,
+  Pair,
+  parseAllDocuments,
+  Scalar,
+  stringify,
+  YAMLMap,
+  YAMLSeq,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node,
+  type Tags,
+  type ToStringOptions,
+} from 'yaml';
+import { MigrationError } from './migrate-error.ts';
+import { BUILD_NUDGES_REF, type DocOp, type Locator, type MigrationEntry } from './migrate-model.ts';
+
+type ParsedDocument = Document.Parsed;
+
+const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp';
+
+/**
+ * Read values as kubectl does, the same way src/manifest/yaml-source.ts does (repeated here because
+ * the domain must not depend on the manifest layer): YAML 1.1, so `on`/`no` are booleans and `0755`
+ * is octal, but timestamps and base-60 numbers stay strings. A `%YAML 1.2` directive still wins.
+ */
+const PARSE_OPTIONS = {
+  version: '1.1',
+  prettyErrors: false,
+  uniqueKeys: true,
+  customTags: (tags: Tags): Tags => tags.filter((tag) => !isKubectlStringType(tag)),
+} as const;
+
+function isKubectlStringType(tag: Tags[number]): boolean {
+  if (typeof tag === 'string') return tag === 'timestamp' || tag === 'intTime' || tag === 'floatTime';
+  return tag.tag === TIMESTAMP_TAG || tag.format === 'TIME';
+}
+
+export interface YamlSource {
+  readonly path: string;
+  readonly text: string;
+  readonly documents: readonly ParsedDocument[];
+  readonly lineCounter: LineCounter;
+}
+
+export function parseYamlSource(path: string, text: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const documents = Array.isArray(parsed) ? parsed : [];
+  for (const doc of documents) {
+    const error = doc.errors[0];
+    if (error !== undefined) {
+      throw new MigrationError(path, `not valid YAML: ${error.message}`, lineCounter.linePos(error.pos[0]).line);
+    }
+  }
+  return { path, text, documents, lineCounter };
+}
+
+export function yamlLocator(source: YamlSource, index: number): Locator {
+  const doc = source.documents[index];
+  return (path) => {
+    if (doc === undefined) return undefined;
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+      const range = rangeOf(node);
+      if (range !== undefined) return source.lineCounter.linePos(range[0]).line;
+    }
+    return undefined;
+  };
+}
+
+export function yamlDocumentValue(doc: ParsedDocument): unknown {
+  return doc.toJS({ maxAliasCount: -1 });
+}
+
+/**
+ * A name as YAML text that reads back as the same string both in YAML 1.2 and in the YAML 1.1
+ * dialect Kubernetes tooling (go-yaml) speaks, where e.g. `on`, `no` or `0755` are not strings.
+ */
+export function yamlNameText(name: string): string {
+  const modern = stringify(name, { lineWidth: 0 }).trimEnd();
+  const legacy = stringify(name, { version: '1.1', lineWidth: 0 }).trimEnd();
+  return modern === name && legacy === name ? name : JSON.stringify(name);
+}
+
+function nameNode(name: string): Scalar<string> {
+  const node = new Scalar(name);
+  if (yamlNameText(name) !== name) node.type = Scalar.QUOTE_DOUBLE;
+  return node;
+}
+
+export function entryNode(entry: MigrationEntry): YAMLMap {
+  const map = new YAMLMap();
+  map.items.push(new Pair(new Scalar('from'), nameNode(entry.from)));
+  map.items.push(new Pair(new Scalar('to'), nameNode(entry.to)));
+  if (entry.mode !== undefined) map.items.push(new Pair(new Scalar('mode'), nameNode(entry.mode)));
+  if (entry.gatingGroup !== undefined) map.items.push(new Pair(new Scalar('gatingGroup'), nameNode(entry.gatingGroup)));
+  return map;
+}
+
+function entryLines(entry: MigrationEntry): string[] {
+  const lines = [`from: ${yamlNameText(entry.from)}`, `to: ${yamlNameText(entry.to)}`];
+  if (entry.mode !== undefined) lines.push(`mode: ${yamlNameText(entry.mode)}`);
+  if (entry.gatingGroup !== undefined) lines.push(`gatingGroup: ${yamlNameText(entry.gatingGroup)}`);
+  return lines;
+}
+
+/** Renders a complete file from a Document built in memory (a new NudgeConfig). */
+export function renderNewDocument(doc: Document): string {
+  return doc.toString({ lineWidth: 0 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying operations
+
+export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): string {
+  const { text, documents } = source;
+  const pieces: string[] = [];
+  const expectedValues: string[] = [];
+  let placeholder: string | undefined;
+  let keptContent = false;
+  for (const [index, doc] of documents.entries()) {
+    const start = index === 0 ? 0 : rangeEnd(documents[index - 1]);
+    const end = index === documents.length - 1 ? text.length : rangeEnd(doc);
+    const ops = opsByDocument.get(index) ?? [];
+    const removal = ops.find((op) => op.kind === 'remove-document');
+    if (removal !== undefined) {
+      placeholder ??= removal.placeholder;
+      continue;
+    }
+    if (doc.contents !== null) keptContent = true;
+    if (ops.length === 0) {
+      pieces.push(text.slice(start, end));
+      expectedValues.push(JSON.stringify(yamlDocumentValue(doc)));
+      continue;
+    }
+    const rewritten = rewriteDocument(source, index, start, end, ops);
+    pieces.push(rewritten.text);
+    expectedValues.push(rewritten.expected);
+  }
+  if (placeholder !== undefined && !keptContent) return placeholder;
+  const result = pieces.join('');
+  assertFileMeans(source.path, result, expectedValues);
+  return result;
+}
+
+// A last guard against a splice gone wrong: the whole new file must hold exactly the documents
+// planned, in order.
+function assertFileMeans(path: string, text: string, expected: readonly string[]): void {
+  const parsed = parseAllDocuments(text, PARSE_OPTIONS);
+  const documents = Array.isArray(parsed) ? parsed : [];
+  const actual = documents.map((doc) => (doc.errors.length > 0 ? '<error>' : JSON.stringify(yamlDocumentValue(doc))));
+  if (actual.length !== expected.length || actual.some((value, i) => value !== expected[i])) {
+    throw new MigrationError(path, 'could not rewrite this file without changing the documents it keeps');
+  }
+}
+
+interface Rewritten {
+  readonly text: string;
+  readonly expected: string;
+}
+
+function rewriteDocument(
+  source: YamlSource,
+  index: number,
+  start: number,
+  end: number,
+  ops: readonly DocOp[],
+): Rewritten {
+  const original = source.documents[index];
+  if (original === undefined) throw new MigrationError(source.path, 'internal: document index out of range');
+  const line = source.lineCounter.linePos(rangeStart(original)).line;
+  const expectedDoc = original.clone();
+  for (const op of ops) applyOp(expectedDoc, op, source.path);
+  const expectedValue = expectedValueOf(expectedDoc, source.path, line);
+  if (ops.some((op) => op.kind === 'remove-build-nudges-ref') && hasBuildNudgesRef(expectedValue)) {
+    throw new MigrationError(
+      source.path,
+      `spec.${BUILD_NUDGES_REF} comes from a merge key (<<); remove it by hand and rerun`,
+      line,
+    );
+  }
+  const expected = JSON.stringify(expectedValue);
+  const segment = source.text.slice(start, end);
+  const eol = segment.includes('\r\n') ? '\r\n' : '\n';
+
+  const edits = surgicalEdits(source.text, original, ops, eol);
+  if (edits?.every((edit) => edit.start >= start && edit.end <= end)) {
+    const candidate = applyEdits(
+      segment,
+      edits.map((edit) => ({ ...edit, start: edit.start - start, end: edit.end - start })),
+    );
+    if (segmentMeans(candidate, expected)) return { text: candidate, expected };
+  }
+
+  const tail = source.text.slice(rangeEnd(original), end);
+  let rendered = expectedDoc.toString(detectStyle(segment));
+  if (eol === '\r\n') rendered = rendered.replace(/\r?\n/g, '\r\n');
+  const candidate = tail.trim() === '' ? rendered : rendered + tail;
+  if (segmentMeans(candidate, expected)) return { text: candidate, expected };
+  throw new MigrationError(source.path, 'could not rewrite this document safely', line);
+}
+
+function expectedValueOf(doc: Document, file: string, line: number): unknown {
+  try {
+    return yamlDocumentValue(doc as ParsedDocument);
+  } catch (error) {
+    // Typically an alias whose anchor sat inside the removed build-nudges-ref.
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new MigrationError(
+      file,
+      `removing spec.${BUILD_NUDGES_REF} would break this document (${detail}); edit it by hand`,
+      line,
+    );
+  }
+}
+
+function hasBuildNudgesRef(value: unknown): boolean {
+  const spec: unknown =
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>).spec : undefined;
+  return typeof spec === 'object' && spec !== null && BUILD_NUDGES_REF in spec;
+}
+
+function segmentMeans(text: string, expected: string): boolean {
+  const parsed = parseAllDocuments(text, PARSE_OPTIONS);
+  if (!Array.isArray(parsed) || parsed.length !== 1) return false;
+  const doc = parsed[0];
+  return doc?.errors.length === 0 && JSON.stringify(yamlDocumentValue(doc)) === expected;
+}
+
+function applyOp(doc: Document, op: DocOp, file: string): void {
+  switch (op.kind) {
+    case 'remove-build-nudges-ref': {
+      const spec = doc.get('spec', true);
+      if (!isMap(spec)) throw new MigrationError(file, 'Component spec must be a mapping');
+      spec.delete(BUILD_NUDGES_REF);
+      // Component requires spec, so an emptied spec stays as `{}` rather than null.
+      if (spec.items.length === 0) spec.flow = true;
+      return;
+    }
+    case 'set-api-version':
+      doc.set('apiVersion', op.apiVersion);
+      return;
+    case 'append-nudges': {
+      const spec = ensureMap(
+        doc,
+        doc.get('spec', true),
+        () => {
+          doc.set('spec', new YAMLMap());
+        },
+        file,
+        'spec',
+      );
+      // `spec: {}` is a placeholder, not a style choice: grow it as a block mapping.
+      if (spec.items.length === 0) spec.flow = false;
+      appendItems(spec, 'nudges', op.entries.map(entryNode), file);
+      return;
+    }
+    case 'append-resources': {
+      const root = doc.contents;
+      if (!isMap(root)) throw new MigrationError(file, 'kustomization must be a mapping');
+      appendItems(root, 'resources', op.names.map(nameNode), file);
+      return;
+    }
+    case 'remove-document':
+      return;
+  }
+}
+
+function ensureMap(doc: Document, node: unknown, create: () => void, file: string, what: string): YAMLMap {
+  if (isMap(node)) return node;
+  if (node === undefined || node === null || (isScalar(node) && node.value === null)) {
+    create();
+    const created = doc.get(what, true);
+    if (isMap(created)) return created;
+  }
+  throw new MigrationError(file, `${what} must be a mapping`);
+}
+
+function appendItems(map: YAMLMap, key: string, items: readonly Node[], file: string): void {
+  const existing = map.get(key, true);
+  if (isSeq(existing)) {
+    if (existing.items.length === 0) existing.flow = false;
+    existing.items.push(...items);
+    return;
+  }
+  if (existing === undefined || (isScalar(existing) && existing.value === null)) {
+    const seq = new YAMLSeq();
+    seq.items.push(...items);
+    map.set(key, seq);
+    return;
+  }
+  throw new MigrationError(file, `${key} must be a list`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surgical text edits. Each helper returns undefined when the source has a shape it does not
+// handle; the caller then falls back to rendering the document.
+
+interface TextEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+type Range = readonly [number, number, number];
+
+function rangeOf(node: unknown): Range | undefined {
+  if (typeof node !== 'object' || node === null || !('range' in node)) return undefined;
+  const range = (node as { range?: unknown }).range;
+  return Array.isArray(range) && range.length === 3 ? (range as unknown as Range) : undefined;
+}
+
+function rangeStart(doc: ParsedDocument): number {
+  return doc.range[0];
+}
+
+function rangeEnd(doc: ParsedDocument | undefined): number {
+  return doc === undefined ? 0 : doc.range[2];
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+/** The offset just after the line break ending the line that holds `pos` (or the text end). */
+function nextLineStart(text: string, pos: number): number {
+  const newline = text.indexOf('\n', pos);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+function applyEdits(text: string, edits: readonly TextEdit[]): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start);
+  let result = text;
+  for (const edit of sorted) result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
+  return result;
+}
+
+function surgicalEdits(text: string, doc: ParsedDocument, ops: readonly DocOp[], eol: string): TextEdit[] | undefined {
+  const edits: TextEdit[] = [];
+  for (const op of ops) {
+    const more = surgicalEdit(text, doc, op, eol);
+    if (more === undefined) return undefined;
+    edits.push(...more);
+  }
+  return edits;
+}
+
+function surgicalEdit(text: string, doc: ParsedDocument, op: DocOp, eol: string): TextEdit[] | undefined {
+  const root = doc.contents;
+  if (!isMap(root) || root.flow) return undefined;
+  switch (op.kind) {
+    case 'remove-build-nudges-ref':
+      return removePairEdits(text, root, 'spec', BUILD_NUDGES_REF);
+    case 'set-api-version':
+      return replaceScalarEdits(text, root.get('apiVersion', true), op.apiVersion);
+    case 'append-nudges': {
+      const spec = root.get('spec', true);
+      if (!isMap(spec) || spec.flow) return undefined;
+      return appendToListEdits(text, spec, 'nudges', op.entries.map(entryLines), eol);
+    }
+    case 'append-resources':
+      return appendToListEdits(
+        text,
+        root,
+        'resources',
+        op.names.map((name) => [yamlNameText(name)]),
+        eol,
+      );
+    case 'remove-document':
+      return [];
+  }
+}
+
+function findPair(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.find((pair) => isScalar(pair.key) && pair.key.value === key);
+}
+
+/** Offset and column of a block-mapping key that starts its own line, else undefined. */
+function blockKeyColumn(text: string, key: unknown): { start: number; column: number } | undefined {
+  const range = rangeOf(key);
+  if (range === undefined) return undefined;
+  const start = lineStart(text, range[0]);
+  const indent = text.slice(start, range[0]);
+  return /^[ ]*$/.test(indent) ? { start, column: indent.length } : undefined;
+}
+
+/** Where the last line of a pair ends: after its value, or its key when the value is empty. */
+function pairEnd(pair: Pair): number | undefined {
+  const keyRange = rangeOf(pair.key);
+  const valueRange = rangeOf(pair.value);
+  if (keyRange === undefined) return undefined;
+  return valueRange !== undefined && valueRange[1] > valueRange[0] ? valueRange[1] : keyRange[1];
+}
+
+function removePairEdits(text: string, root: YAMLMap, parentKey: string, key: string): TextEdit[] | undefined {
+  const parentPair = findPair(root, parentKey);
+  const parent = parentPair?.value;
+  if (parentPair === undefined || !isMap(parent) || parent.flow) return undefined;
+  const pair = findPair(parent, key);
+  const keyStart = pair === undefined ? undefined : blockKeyColumn(text, pair.key);
+  const end = pair === undefined ? undefined : pairEnd(pair);
+  if (keyStart === undefined || end === undefined) return undefined;
+  const edits: TextEdit[] = [{ start: keyStart.start, end: nextLineStart(text, end - 1), text: '' }];
+  if (parent.items.length === 1) {
+    // The parent (spec) would become null; Component requires it, so write `spec: {}`.
+    const colon = colonAfter(text, parentPair.key);
+    if (colon === undefined) return undefined;
+    edits.push({ start: colon + 1, end: colon + 1, text: ' {}' });
+  }
+  return edits;
+}
+
+function colonAfter(text: string, key: unknown): number | undefined {
+  const range = rangeOf(key);
+  if (range === undefined) return undefined;
+  let at = range[1];
+  while (text[at] === ' ' || text[at] === '\t') at++;
+  return text[at] === ':' ? at : undefined;
+}
+
+function replaceScalarEdits(text: string, node: unknown, value: string): TextEdit[] | undefined {
+  const range = rangeOf(node);
+  if (!isScalar(node) || range === undefined) return undefined;
+  let written: string;
+  if (node.type === Scalar.PLAIN && yamlNameText(value) === value) written = value;
+  else if (node.type === Scalar.QUOTE_DOUBLE) written = JSON.stringify(value);
+  else if (node.type === Scalar.QUOTE_SINGLE && !value.includes("'")) written = `'${value}'`;
+  else return undefined;
+  return [{ start: range[0], end: range[1], text: written }];
+}
+
+/**
+ * Appends items to the block sequence under `key`, copying the indentation of its first item, or
+ * adds `key:` with a new block sequence after the map's last pair when the key is absent.
+ */
+function appendToListEdits(
+  text: string,
+  map: YAMLMap,
+  key: string,
+  items: readonly string[][],
+  eol: string,
+): TextEdit[] | undefined {
+  const pair = findPair(map, key);
+  if (pair === undefined) return addListPairEdits(text, map, key, items, eol);
+  const seq = pair.value;
+  if (!isSeq(seq) || seq.flow || seq.items.length === 0) return undefined;
+  const first = rangeOf(seq.items[0]);
+  const last = rangeOf(seq.items[seq.items.length - 1]);
+  if (first === undefined || last === undefined) return undefined;
+  const prefix = text.slice(lineStart(text, first[0]), first[0]);
+  const match = /^( *)-( +)$/.exec(prefix);
+  if (match === null) return undefined;
+  const dashColumn = match[1]?.length ?? 0;
+  const at = nextLineStart(text, last[1] - 1);
+  const lead = at > 0 && text[at - 1] !== '\n' ? eol : '';
+  return [{ start: at, end: at, text: lead + blockItemsText(items, dashColumn, prefix.length, eol) }];
+}
+
+function addListPairEdits(
+  text: string,
+  map: YAMLMap,
+  key: string,
+  items: readonly string[][],
+  eol: string,
+): TextEdit[] | undefined {
+  const firstPair = map.items[0];
+  const lastPair = map.items[map.items.length - 1];
+  if (firstPair === undefined || lastPair === undefined) return undefined;
+  const column = blockKeyColumn(text, firstPair.key)?.column;
+  const end = pairEnd(lastPair);
+  if (column === undefined || end === undefined) return undefined;
+  const dashColumn = column + detectSequenceIndent(text, 2);
+  const at = nextLineStart(text, end - 1);
+  const lead = at > 0 && text[at - 1] !== '\n' ? eol : '';
+  const keyLine = `${' '.repeat(column)}${key}:${eol}`;
+  return [{ start: at, end: at, text: lead + keyLine + blockItemsText(items, dashColumn, dashColumn + 2, eol) }];
+}
+
+function blockItemsText(items: readonly string[][], dashColumn: number, contentColumn: number, eol: string): string {
+  const dash = `${' '.repeat(dashColumn)}-${' '.repeat(Math.max(1, contentColumn - dashColumn - 1))}`;
+  const continuation = ' '.repeat(contentColumn);
+  return items.map((lines) => lines.map((line, i) => (i === 0 ? dash : continuation) + line + eol).join('')).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Style detection for the fallback renderer.
+
+/** How far the `-` of block sequences sits right of their parent key in this text (0 or 2 usually). */
+function detectSequenceIndent(text: string, fallback: number): number {
+  const match = /^( *)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\r?\n( *)- /m.exec(text);
+  if (match === null) return fallback;
+  return Math.max(0, (match[2]?.length ?? 0) - (match[1]?.length ?? 0));
+}
+
+function detectStyle(segment: string): ToStringOptions {
+  const tight = /[{[][^\s{}[\]]/.test(segment) && !/[{[] /.test(segment);
+  return {
+    lineWidth: 0,
+    minContentWidth: 0,
+    indentSeq: detectSequenceIndent(segment, 2) > 0,
+    flowCollectionPadding: !tight,
+  };
+}

@@ -1,0 +1,348 @@
+// Plans the GitOps side of ADR 67's migration: nudge edges move from each Component's
+// `spec.build-nudges-ref` (and from integration-service's `appstudio.redhat.com/v1beta2`
+// NudgeConfig) into one `konflux-ci.dev/v1alpha1` NudgeConfig per namespace. Pure: it takes file
+// texts and returns new texts; the CLI does the reading and writing.
+//
+// Decisions, for the cases the design records leave open:
+// - Target per namespace: the existing konflux-ci.dev NudgeConfig (the one named `nudge-config`
+//   first, then the first by path); else the first v1beta2 NudgeConfig, converted in place (only
+//   its apiVersion changes); else a new file beside the namespace's first Component by path,
+//   added to that directory's kustomization `resources:` when there is one.
+// - Merging only appends, sorted by (from, to): an existing entry is never edited, and a pair
+//   already present keeps its entry. When both a v1beta2 entry and build-nudges-ref name a pair,
+//   the v1beta2 entry wins, because its mode/gatingGroup is the explicit choice.
+// - Edges are copied even when lint would reject them (self-nudges, unknown or invalid names):
+//   silently dropping an edge is worse than an edge that `nudger lint` then reports.
+// - A v1beta2 document merged into another NudgeConfig is removed from its file. If nothing else
+//   with content is left in that file, the file becomes an explained, empty `v1` List instead of
+//   an empty text: every tool that reads the file (kubectl, kustomize, Argo CD) accepts an empty
+//   List, while some reject a file with no object, and the file can be deleted by hand later.
+// - `build-nudges-ref` is removed, also when empty or null. If `spec` becomes empty it is kept
+//   as `spec: {}`, because Component requires spec.
+// - Caveat worth knowing: upstream build-service already ignores build-nudges-ref in a namespace
+//   that has a v1beta2 NudgeConfig, so migrating such a namespace revives those edges. That is
+//   what "no edge is lost" means; review the generated entries in such namespaces.
+import { Document, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { NUDGE_CONFIG_NAME } from './model.ts';
+import { classifyDocument, dirName, isKustomizationPath, joinPath, kustomizationPaths } from './migrate-classify.ts';
+import { MigrationError } from './migrate-error.ts';
+import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
+import {
+  NUDGER_NUDGE_CONFIG_API_VERSION,
+  UPSTREAM_NUDGE_CONFIG_API_VERSION,
+  entryKey,
+  type DocOp,
+  type DocRole,
+  type MigrationEntry,
+} from './migrate-model.ts';
+import {
+  entryNode,
+  parseYamlSource,
+  renderNewDocument,
+  renderYamlSource,
+  yamlDocumentValue,
+  yamlLocator,
+  yamlNameText,
+  type YamlSource,
+} from './migrate-yaml.ts';
+
+export { MigrationError } from './migrate-error.ts';
+
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+export interface FileChange {
+  readonly path: string;
+  /** undefined for a file the migration creates. */
+  readonly before: string | undefined;
+  readonly after: string;
+}
+
+export interface MigrationResult {
+  /** Distinct (namespace, from, to) edges that came from build-nudges-ref or a v1beta2 NudgeConfig. */
+  readonly edges: number;
+  /** One per namespace with something to migrate: the NudgeConfig file and its entry count after merging. */
+  readonly nudgeConfigs: readonly { namespace: string; file: string; edges: number }[];
+  /** `namespace/name` (`name` for an unset namespace) of every Component rewritten, sorted. */
+  readonly componentsUpdated: readonly string[];
+  /** Files whose text changes, sorted by path. */
+  readonly changes: readonly FileChange[];
+}
+
+export interface MigrationOptions {
+  /** File name for NudgeConfigs the migration creates. Default `nudge-config.yaml`. */
+  readonly newFileName?: string;
+}
+
+const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';
+
+interface LoadedFile {
+  readonly path: string;
+  readonly text: string;
+  readonly source:
+    { readonly format: 'yaml'; readonly yaml: YamlSource } | { readonly format: 'json'; readonly json: JsonSource };
+  readonly documents: readonly LoadedDocument[];
+}
+
+interface LoadedDocument {
+  readonly path: string;
+  readonly index: number;
+  readonly role: DocRole;
+}
+
+type ComponentDoc = LoadedDocument & { readonly role: Extract<DocRole, { kind: 'component' }> };
+type NudgeConfigDoc = LoadedDocument & { readonly role: Extract<DocRole, { kind: 'nudge-config' }> };
+
+function isManifestPath(path: string): boolean {
+  return /\.(ya?ml|json)$/i.test(path) || isKustomizationPath(path);
+}
+
+function loadFile(file: SourceFile): LoadedFile {
+  if (file.path.toLowerCase().endsWith('.json')) {
+    const json = parseJsonSource(file.path, file.text);
+    const documents =
+      json.value === undefined
+        ? []
+        : [{ path: file.path, index: 0, role: classifyDocument(json.value, file.path, jsonLocator(json)) }];
+    return { path: file.path, text: file.text, source: { format: 'json', json }, documents };
+  }
+  const yaml = parseYamlSource(file.path, file.text);
+  const documents = yaml.documents.map((doc, index) => {
+    const locate = yamlLocator(yaml, index);
+    return {
+      path: file.path,
+      index,
+      role: classifyDocument(documentValue(doc, file.path, locate([])), file.path, locate),
+    };
+  });
+  return { path: file.path, text: file.text, source: { format: 'yaml', yaml }, documents };
+}
+
+function documentValue(doc: Parameters<typeof yamlDocumentValue>[0], file: string, line: number | undefined): unknown {
+  try {
+    return yamlDocumentValue(doc);
+  } catch (error) {
+    // yaml reports unresolved aliases only when the value is built.
+    throw new MigrationError(file, `not valid YAML: ${error instanceof Error ? error.message : String(error)}`, line);
+  }
+}
+
+function byPathThenIndex(a: LoadedDocument, b: LoadedDocument): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.index - b.index;
+}
+
+function compareEntries(a: MigrationEntry, b: MigrationEntry): number {
+  if (a.from !== b.from) return a.from < b.from ? -1 : 1;
+  return a.to < b.to ? -1 : a.to > b.to ? 1 : 0;
+}
+
+function componentLabel(doc: ComponentDoc): string {
+  const name = doc.role.name ?? `(unnamed Component in ${doc.path})`;
+  return doc.role.namespace === '' ? name : `${doc.role.namespace}/${name}`;
+}
+
+/** Collects the operations for every document, then renders each touched file once. */
+class Plan {
+  private readonly ops = new Map<string, Map<number, DocOp[]>>();
+
+  add(doc: LoadedDocument, op: DocOp): void {
+    let byIndex = this.ops.get(doc.path);
+    if (byIndex === undefined) this.ops.set(doc.path, (byIndex = new Map<number, DocOp[]>()));
+    const list = byIndex.get(doc.index);
+    if (list === undefined) byIndex.set(doc.index, [op]);
+    else list.push(op);
+  }
+
+  render(file: LoadedFile): string {
+    const byIndex = this.ops.get(file.path);
+    if (byIndex === undefined) return file.text;
+    return file.source.format === 'json'
+      ? renderJsonSource(file.source.json, byIndex.get(0) ?? [])
+      : renderYamlSource(file.source.yaml, byIndex);
+  }
+}
+
+export function planMigration(files: readonly SourceFile[], options: MigrationOptions = {}): MigrationResult {
+  const newFileName = options.newFileName ?? DEFAULT_NEW_FILE_NAME;
+  if (newFileName === '' || newFileName.includes('/')) {
+    throw new MigrationError(
+      newFileName,
+      'the new NudgeConfig file name must be a plain file name without a directory',
+    );
+  }
+  const loaded = files
+    .filter((file) => isManifestPath(file.path))
+    .map(loadFile)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = new Map(loaded.map((file) => [file.path, file]));
+  const documents = loaded.flatMap((file) => file.documents).sort(byPathThenIndex);
+  const components = documents.filter((doc): doc is ComponentDoc => doc.role.kind === 'component');
+  const nudgeConfigs = documents.filter((doc): doc is NudgeConfigDoc => doc.role.kind === 'nudge-config');
+
+  const plan = new Plan();
+  const takenPaths = new Set(files.map((file) => file.path));
+  const newFiles: FileChange[] = [];
+  const resourcesToAdd = new Map<string, string[]>();
+  const summaries: { namespace: string; file: string; edges: number }[] = [];
+  const updated = new Set<string>();
+  let edgeCount = 0;
+
+  const namespaces = [...new Set([...components, ...nudgeConfigs].map((doc) => doc.role.namespace))].sort();
+  for (const namespace of namespaces) {
+    const inNamespace = <T extends LoadedDocument & { readonly role: { readonly namespace: string } }>(
+      docs: readonly T[],
+    ) => docs.filter((doc) => doc.role.namespace === namespace);
+    const namespaceComponents = inNamespace(components);
+    const referring = namespaceComponents.filter((doc) => doc.role.nudgesRef !== undefined);
+    const upstream = inNamespace(nudgeConfigs).filter((doc) => doc.role.flavour === 'upstream-v1beta2');
+    const ours = inNamespace(nudgeConfigs).filter((doc) => doc.role.flavour === 'nudger');
+    if (referring.length === 0 && upstream.length === 0) continue;
+
+    const sourceEntries = collectSourceEntries(upstream, referring);
+    edgeCount += sourceEntries.size;
+    for (const doc of referring) {
+      plan.add(doc, { kind: 'remove-build-nudges-ref' });
+      updated.add(componentLabel(doc));
+    }
+
+    let target: NudgeConfigDoc | undefined = ours.find((doc) => doc.role.name === NUDGE_CONFIG_NAME) ?? ours[0];
+    let toRemove = upstream;
+    if (target === undefined && upstream[0] !== undefined) {
+      target = upstream[0];
+      toRemove = upstream.slice(1);
+      plan.add(target, { kind: 'set-api-version', apiVersion: NUDGER_NUDGE_CONFIG_API_VERSION });
+    }
+
+    if (target === undefined) {
+      if (sourceEntries.size === 0) continue;
+      const entries = [...sourceEntries.values()].sort(compareEntries);
+      const firstComponent = namespaceComponents[0];
+      const dir = firstComponent === undefined ? '' : dirName(firstComponent.path);
+      const fileName = chooseNewFileName(dir, newFileName, namespace, takenPaths);
+      const path = joinPath(dir, fileName);
+      takenPaths.add(path);
+      newFiles.push({ path, before: undefined, after: renderNewNudgeConfig(namespace, entries) });
+      summaries.push({ namespace, file: path, edges: entries.length });
+      const kustomization = kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
+      if (kustomization !== undefined)
+        resourcesToAdd.set(kustomization, [...(resourcesToAdd.get(kustomization) ?? []), fileName]);
+      continue;
+    }
+
+    const existing = new Set(target.role.entries.map((entry) => entryKey(entry.from, entry.to)));
+    const toAppend = [...sourceEntries.values()]
+      .filter((entry) => !existing.has(entryKey(entry.from, entry.to)))
+      .sort(compareEntries);
+    if (toAppend.length > 0) plan.add(target, { kind: 'append-nudges', entries: toAppend });
+    for (const doc of toRemove) {
+      const format = byPath.get(doc.path)?.source.format ?? 'yaml';
+      plan.add(doc, { kind: 'remove-document', placeholder: migratedPlaceholder(format, namespace, target.path) });
+    }
+    summaries.push({ namespace, file: target.path, edges: target.role.entries.length + toAppend.length });
+  }
+
+  for (const [path, names] of resourcesToAdd) {
+    const file = byPath.get(path);
+    const doc = file?.documents.find((candidate) => candidate.role.kind === 'kustomization');
+    if (doc?.role.kind !== 'kustomization') continue;
+    const resources = doc.role.resources;
+    if (resources !== undefined && resources !== null && !Array.isArray(resources)) {
+      throw new MigrationError(path, 'kustomization resources must be a list to add the new NudgeConfig to it');
+    }
+    const listed = new Set(Array.isArray(resources) ? resources : []);
+    const missing = names.filter((name) => !listed.has(name));
+    if (missing.length > 0) plan.add(doc, { kind: 'append-resources', names: missing });
+  }
+
+  const changes: FileChange[] = [...newFiles];
+  for (const file of loaded) {
+    const after = plan.render(file);
+    if (after !== file.text) changes.push({ path: file.path, before: file.text, after });
+  }
+  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  return {
+    edges: edgeCount,
+    nudgeConfigs: summaries,
+    componentsUpdated: [...updated].sort(),
+    changes,
+  };
+}
+
+/** Source edges of one namespace by (from, to); v1beta2 entries first so their mode wins. */
+function collectSourceEntries(
+  upstream: readonly NudgeConfigDoc[],
+  referring: readonly ComponentDoc[],
+): Map<string, MigrationEntry> {
+  const entries = new Map<string, MigrationEntry>();
+  for (const doc of upstream) {
+    for (const entry of doc.role.entries) {
+      const key = entryKey(entry.from, entry.to);
+      if (!entries.has(key)) entries.set(key, entry);
+    }
+  }
+  for (const doc of referring) {
+    const from = doc.role.name;
+    if (from === undefined) continue; // only possible with an empty list (classify refuses otherwise)
+    for (const to of doc.role.nudgesRef ?? []) {
+      const key = entryKey(from, to);
+      // build-nudges-ref nudges right after the build: `immediate` keeps that behaviour.
+      if (!entries.has(key)) entries.set(key, { from, to, mode: 'immediate' });
+    }
+  }
+  return entries;
+}
+
+function chooseNewFileName(dir: string, preferred: string, namespace: string, taken: ReadonlySet<string>): string {
+  const dot = preferred.lastIndexOf('.');
+  const stem = dot > 0 ? preferred.slice(0, dot) : preferred;
+  const extension = dot > 0 ? preferred.slice(dot) : '';
+  const candidates = [preferred, ...(namespace === '' ? [] : [`${stem}-${namespace}${extension}`])];
+  for (const candidate of candidates) if (!taken.has(joinPath(dir, candidate))) return candidate;
+  for (let n = 2; ; n++) {
+    const candidate = `${stem}-${String(n)}${extension}`;
+    if (!taken.has(joinPath(dir, candidate))) return candidate;
+  }
+}
+
+export function renderNewNudgeConfig(namespace: string, entries: readonly MigrationEntry[]): string {
+  const metadata = new YAMLMap();
+  metadata.items.push(new Pair(new Scalar('name'), new Scalar(NUDGE_CONFIG_NAME)));
+  if (namespace !== '') metadata.items.push(new Pair(new Scalar('namespace'), scalarFor(namespace)));
+  const nudges = new YAMLSeq();
+  nudges.items.push(...entries.map(entryNode));
+  const spec = new YAMLMap();
+  spec.items.push(new Pair(new Scalar('nudges'), nudges));
+  const root = new YAMLMap();
+  root.items.push(
+    new Pair(new Scalar('apiVersion'), new Scalar(NUDGER_NUDGE_CONFIG_API_VERSION)),
+    new Pair(new Scalar('kind'), new Scalar('NudgeConfig')),
+    new Pair(new Scalar('metadata'), metadata),
+    new Pair(new Scalar('spec'), spec),
+  );
+  const doc = new Document(root);
+  doc.commentBefore =
+    " Generated by `nudger migrate` from the spec.build-nudges-ref lists of this namespace's\n" +
+    ' Components. mode: immediate keeps the behaviour build-nudges-ref had (ADR 67).';
+  return renderNewDocument(doc);
+}
+
+function scalarFor(value: string): Scalar<string> {
+  const node = new Scalar(value);
+  if (yamlNameText(value) !== value) node.type = Scalar.QUOTE_DOUBLE;
+  return node;
+}
+
+function migratedPlaceholder(format: 'yaml' | 'json', namespace: string, target: string): string {
+  const list = { apiVersion: 'v1', kind: 'List', items: [] };
+  if (format === 'json') return `${JSON.stringify(list, null, 2)}\n`;
+  const where = namespace === '' ? 'its namespace' : `namespace ${namespace}`;
+  return (
+    `# This file held the ${UPSTREAM_NUDGE_CONFIG_API_VERSION} NudgeConfig of ${where}.\n` +
+    `# \`nudger migrate\` merged its entries into ${target}. The empty List keeps every tool that\n` +
+    '# reads this file working; delete the file (and its kustomization entry) when convenient.\n' +
+    'apiVersion: v1\nkind: List\nitems: []\n'
+  );
+}

@@ -1,0 +1,170 @@
+// Manifest text in, domain model out. Pure: the file-system adapter supplies the text.
+import {
+  UNSET_NAMESPACE,
+  formatRef,
+  type ComponentObject,
+  type LocatedName,
+  type ManifestIssue,
+  type ManifestSet,
+  type NudgeConfigFlavour,
+  type NudgeConfigObject,
+  type NudgeEntry,
+  type ObjectRef,
+} from '../domain/model.ts';
+import { BUILD_NUDGES_REF, COMPONENT_API_VERSION, COMPONENT_KIND } from '../schema/component.ts';
+import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../schema/nudgeconfig.ts';
+import { UPSTREAM_NUDGE_CONFIG_API_VERSION } from '../schema/upstream-nudgeconfig.ts';
+import { validateComponentManifest, validateNudgeConfigManifest, type SchemaProblem } from '../schema/validator.ts';
+import { isRecord, objectsOf, type RawObject } from './objects.ts';
+import { parseDocuments } from './documents.ts';
+
+/** One input: a path as the user named it (`-` for stdin) and its whole text. */
+export interface ManifestFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+const NUDGE_CONFIG_FLAVOURS: Readonly<Record<string, NudgeConfigFlavour>> = {
+  [NUDGE_CONFIG_API_VERSION]: 'nudger',
+  [UPSTREAM_NUDGE_CONFIG_API_VERSION]: 'upstream-v1beta2',
+};
+
+/**
+ * Every Component and NudgeConfig in `files`, in input order, plus schema-level issues. Other kinds
+ * are skipped. Throws ManifestSyntaxError at the first file that is not well-formed YAML or JSON.
+ */
+export function parseManifestSet(files: readonly ManifestFile[]): ManifestSet {
+  const reader = new ManifestReader();
+  for (const file of files) {
+    for (const doc of parseDocuments(file.path, file.text)) {
+      for (const raw of objectsOf(doc)) reader.read(raw);
+    }
+  }
+  return { components: reader.components, nudgeConfigs: reader.nudgeConfigs, issues: reader.issues };
+}
+
+class ManifestReader {
+  readonly components: ComponentObject[] = [];
+  readonly nudgeConfigs: NudgeConfigObject[] = [];
+  readonly issues: ManifestIssue[] = [];
+
+  read(raw: RawObject): void {
+    const { kind, apiVersion } = raw.value;
+    if (kind === COMPONENT_KIND && apiVersion === COMPONENT_API_VERSION) {
+      this.readComponent(raw);
+    } else if (
+      kind === NUDGE_CONFIG_KIND &&
+      typeof apiVersion === 'string' &&
+      Object.hasOwn(NUDGE_CONFIG_FLAVOURS, apiVersion)
+    ) {
+      this.readNudgeConfig(raw, NUDGE_CONFIG_FLAVOURS[apiVersion] ?? 'nudger');
+    } else if ((kind === COMPONENT_KIND || kind === NUDGE_CONFIG_KIND) && apiVersion === undefined) {
+      // Without an apiVersion kubectl refuses the object; with an unknown one it is another API's
+      // kind of the same name and none of our business.
+      this.report(raw, refOf(raw.value, kind), {
+        rule: 'invalid-field',
+        severity: 'error',
+        path: ['apiVersion'],
+        at: [],
+        message: 'apiVersion: required field is missing',
+      });
+    }
+  }
+
+  private readComponent(raw: RawObject): void {
+    const ref = refOf(raw.value, COMPONENT_KIND);
+    for (const problem of validateComponentManifest(raw.value)) this.report(raw, ref, problem);
+    // A nameless object cannot be referred to; it has been reported and is left out of the model.
+    if (ref.name === '') return;
+    const spec = recordAt(raw.value, 'spec');
+    const status = recordAt(raw.value, 'status');
+    const containerImage = spec?.containerImage;
+    const lastPromotedImage = status?.lastPromotedImage;
+    this.components.push({
+      ref,
+      location: raw.tree.location(),
+      ...(typeof containerImage === 'string' && { containerImage }),
+      ...(typeof lastPromotedImage === 'string' && { lastPromotedImage }),
+      buildNudgesRef: buildNudgesRefOf(raw, spec),
+    });
+  }
+
+  private readNudgeConfig(raw: RawObject, flavour: NudgeConfigFlavour): void {
+    const ref = refOf(raw.value, NUDGE_CONFIG_KIND);
+    for (const problem of validateNudgeConfigManifest(raw.value, flavour)) this.report(raw, ref, problem);
+    if (ref.name === '') return;
+    this.nudgeConfigs.push({
+      ref,
+      flavour,
+      location: raw.tree.location(),
+      entries: entriesOf(raw),
+    });
+  }
+
+  private report(raw: RawObject, ref: ObjectRef, problem: SchemaProblem): void {
+    this.issues.push({
+      rule: problem.rule,
+      severity: problem.severity,
+      message: `${describeRef(ref)} ${problem.message}`,
+      object: ref,
+      location: raw.tree.fieldLocation(problem.at),
+    });
+  }
+}
+
+function refOf(value: Record<string, unknown>, kind: string): ObjectRef {
+  const metadata = recordAt(value, 'metadata');
+  const name = metadata?.name;
+  const namespace = metadata?.namespace;
+  return {
+    kind,
+    namespace: typeof namespace === 'string' ? namespace : UNSET_NAMESPACE,
+    name: typeof name === 'string' ? name : '',
+  };
+}
+
+function describeRef(ref: ObjectRef): string {
+  return ref.name === '' ? formatRef({ ...ref, name: '(unnamed)' }) : formatRef(ref);
+}
+
+function recordAt(value: Record<string, unknown>, field: string): Record<string, unknown> | undefined {
+  const child = value[field];
+  return isRecord(child) ? child : undefined;
+}
+
+function buildNudgesRefOf(raw: RawObject, spec: Record<string, unknown> | undefined): LocatedName[] {
+  const names = spec?.[BUILD_NUDGES_REF];
+  if (!Array.isArray(names)) return [];
+  const itemTrees = raw.tree.child(['spec', BUILD_NUDGES_REF])?.items() ?? [];
+  const located: LocatedName[] = [];
+  names.forEach((name: unknown, index) => {
+    // Non-strings were reported as invalid-field by the schema check.
+    if (typeof name === 'string') located.push({ name, location: (itemTrees[index] ?? raw.tree).location() });
+  });
+  return located;
+}
+
+/**
+ * Every entry with string `from` and `to`, valid or not, so that the domain rules see the same
+ * edges the author wrote. Entries without them were reported and cannot be edges.
+ */
+function entriesOf(raw: RawObject): NudgeEntry[] {
+  const nudges = recordAt(raw.value, 'spec')?.nudges;
+  if (!Array.isArray(nudges)) return [];
+  const itemTrees = raw.tree.child(['spec', 'nudges'])?.items() ?? [];
+  const entries: NudgeEntry[] = [];
+  nudges.forEach((item: unknown, index) => {
+    if (!isRecord(item)) return;
+    const { from, to, mode, gatingGroup } = item;
+    if (typeof from !== 'string' || typeof to !== 'string') return;
+    entries.push({
+      index,
+      from,
+      to,
+      ...(typeof mode === 'string' && { mode }),
+      ...(typeof gatingGroup === 'string' && { gatingGroup }),
+      location: (itemTrees[index] ?? raw.tree).location(),
+    });
+  });
+  return entries;
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { WriteError } from '../../src/adapters/fs/errors.ts';
+import { writeFileAtomic } from '../../src/adapters/fs/write-atomic.ts';
+import { writeFilesAtomically } from '../../src/adapters/fs/write-files.ts';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nudger-write-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates a new file and replaces an existing one, keeping its mode', async () => {
+    const path = join(dir, 'a.yaml');
+    await writeFileAtomic(path, 'one\n');
+    assert.equal(await readFile(path, 'utf8'), 'one\n');
+    await chmod(path, 0o640);
+    await writeFileAtomic(path, 'two\n');
+    assert.equal(await readFile(path, 'utf8'), 'two\n');
+    assert.equal((await stat(path)).mode & 0o777, 0o640);
+    assert.deepEqual(await readdir(dir), ['a.yaml'], 'no temporary file left behind');
+  });
+
+  it('writes through a symlink to the file it names', async () => {
+    const real = join(dir, 'real.yaml');
+    const link = join(dir, 'link.yaml');
+    await writeFile(real, 'old\n');
+    await symlink(real, link);
+    await writeFileAtomic(link, 'new\n');
+    assert.equal(await readFile(real, 'utf8'), 'new\n');
+    assert.ok((await readdir(dir)).includes('link.yaml'));
+  });
+
+  it('fails with a one-line WriteError and removes its temporary file', async () => {
+    const sub = join(dir, 'sub');
+    await mkdir(join(sub, 'target.yaml'), { recursive: true }); // renaming a file over a directory fails
+    await assert.rejects(writeFileAtomic(join(sub, 'target.yaml'), 'x'), (error: unknown) => {
+      assert.ok(error instanceof WriteError);
+      assert.match(error.message, /^.*target\.yaml: cannot write: .+$/);
+      return true;
+    });
+    assert.deepEqual(await readdir(sub), ['target.yaml']);
+    await assert.rejects(writeFileAtomic(join(dir, 'no', 'such', 'dir.yaml'), 'x'), WriteError);
+  });
+
+  it('writes several files, or none when one of them cannot be written', async () => {
+    const first = join(dir, 'first.yaml');
+    const second = join(dir, 'second.yaml');
+    await writeFile(first, 'old\n');
+    await assert.rejects(
+      writeFilesAtomically([
+        { path: first, text: 'new\n' },
+        { path: join(dir, 'missing', 'x.yaml'), text: 'x' },
+      ]),
+      WriteError,
+    );
+    assert.equal(await readFile(first, 'utf8'), 'old\n', 'nothing replaced');
+    assert.ok(!(await readdir(dir)).some((name) => name.endsWith('.tmp')), 'no temporary file left behind');
+    await writeFilesAtomically([
+      { path: first, text: 'new\n' },
+      { path: second, text: 'two\n' },
+    ]);
+    assert.deepEqual([await readFile(first, 'utf8'), await readFile(second, 'utf8')], ['new\n', 'two\n']);
+  });
+});

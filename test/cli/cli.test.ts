@@ -1,0 +1,241 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli, spawnCli, tempTree, builtCli } from './run-cli.ts';
+
+const component = (name: string, nudges: string[] = [], ns = 'tenant'): string =>
+  [
+    'apiVersion: appstudio.redhat.com/v1alpha1',
+    'kind: Component',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${ns}`,
+    'spec:',
+    `  componentName: ${name}`,
+    `  containerImage: quay.io/org/${name}`,
+    ...(nudges.length > 0 ? ['  build-nudges-ref:', ...nudges.map((n) => `    - ${n}`)] : []),
+    '',
+  ].join('\n');
+
+const nudgeConfig = (entries: [string, string][], ns = 'tenant', name = 'nudge-config'): string =>
+  [
+    'apiVersion: konflux-ci.dev/v1alpha1',
+    'kind: NudgeConfig',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${ns}`,
+    'spec:',
+    '  nudges:',
+    ...entries.flatMap(([from, to]) => [`    - from: ${from}`, `      to: ${to}`]),
+    '',
+  ].join('\n');
+
+const trees: { cleanup: () => void }[] = [];
+function tree(files: Record<string, string>): string {
+  const t = tempTree(files);
+  trees.push(t);
+  return t.root;
+}
+after(() => {
+  for (const t of trees) t.cleanup();
+});
+
+describe('nudger validate', () => {
+  it('accepts a valid tree and exits 0', async () => {
+    const root = tree({
+      'a.yaml': component('op-a'),
+      'b.yaml': component('bundle'),
+      'nc.yaml': nudgeConfig([['op-a', 'bundle']]),
+    });
+    const result = await runCli(['validate', root]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^valid: 0 errors, 0 warnings; read 2 Components, 1 NudgeConfig \(1 entry\)/m);
+  });
+
+  it('reports a cycle with its path in JSON and exits 1', async () => {
+    const root = tree({
+      'cs.yaml': [component('a'), component('b'), component('c')].join('---\n'),
+      'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'c'], ['c', 'a']]),
+    });
+    const result = await runCli(['validate', root, '--output', 'json']);
+    assert.equal(result.code, 1);
+    const json = JSON.parse(result.stdout) as { valid: boolean; findings: { rule: string; cycle?: string[]; file?: string; line?: number }[] };
+    assert.equal(json.valid, false);
+    const cycle = json.findings.find((f) => f.rule === 'cycle');
+    assert.deepEqual(cycle?.cycle, ['a', 'b', 'c', 'a']);
+    assert.ok(cycle.file?.endsWith('nc.yaml'));
+    assert.equal(typeof cycle.line, 'number');
+  });
+
+  it('reads stdin when the path is -', async () => {
+    const result = await runCli(['validate', '-', '--output', 'json'], [component('x', ['x'])].join(''));
+    assert.equal(result.code, 1);
+    const json = JSON.parse(result.stdout) as { findings: { rule: string; file?: string }[] };
+    assert.deepEqual(json.findings.map((f) => f.rule), ['self-nudge']);
+    assert.equal(json.findings[0]?.file, '-');
+  });
+
+  it('treats warnings as valid (exit 0)', async () => {
+    const root = tree({ 'nc.yaml': nudgeConfig([['a', 'b']]).replace('      to: b', '      to: b\n      form: x') });
+    const result = await runCli(['validate', root, '--output', 'json']);
+    assert.equal(result.code, 0, result.stdout);
+    const json = JSON.parse(result.stdout) as { valid: boolean; findings: { rule: string; severity: string }[] };
+    assert.equal(json.valid, true);
+    assert.deepEqual(json.findings.map((f) => [f.rule, f.severity]), [['unknown-field', 'warning']]);
+  });
+
+  it('gives one line naming file and position for malformed YAML, exit 2', async () => {
+    const root = tree({ 'bad.yaml': 'kind: Component\nmetadata:\n  name: [unclosed\n' });
+    const result = await runCli(['validate', root]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /bad\.yaml:\d+:\d+/);
+    assert.doesNotMatch(result.stderr, /\bat .*\.ts:\d+/);
+  });
+
+  it('exits 2 for a missing file and for an unknown option', async () => {
+    const missing = await runCli(['validate', '/nonexistent/nudger/x.yaml']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /\/nonexistent\/nudger\/x\.yaml/);
+    const usage = await runCli(['validate', '--output', 'xml']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /xml/);
+  });
+
+  it('refuses a file over --max-file-size by name, exit 2', async () => {
+    const root = tree({ 'big.yaml': component('a').repeat(200) });
+    const result = await runCli(['validate', root, '--max-file-size', '1Ki']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /big\.yaml/);
+  });
+});
+
+describe('nudger plan', () => {
+  it('prints the ADR 29 and ChangeGroup build counts for operands nudging a bundle', async () => {
+    const operands = Array.from({ length: 30 }, (_, i) => `operand-${String(i + 1).padStart(2, '0')}`);
+    const root = tree({
+      'components.yaml': [...operands.map((o) => component(o)), component('bundle')].join('---\n'),
+      'nc.yaml': nudgeConfig(operands.map((o) => [o, 'bundle'])),
+    });
+    const result = await runCli(['plan', root, '--changed', 'operand-*', '--output', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    const plan = JSON.parse(result.stdout) as { changed: string[]; waves: string[][]; builds: Record<string, Record<string, number>>; totals: Record<string, number> };
+    assert.equal(plan.changed.length, 30);
+    assert.deepEqual(plan.waves[1], ['bundle']);
+    assert.equal(plan.builds.adr29?.bundle, 30);
+    assert.equal(plan.builds.changegroup?.bundle, 1);
+    assert.deepEqual(plan.totals, { adr29: 60, changegroup: 31 });
+    const text = await runCli(['plan', root, '--changed', 'operand-01,operand-02']);
+    assert.match(text.stdout, /Total builds: 4 with one nudge per build \(ADR 29\), 3 with ChangeGroups \(1 saved\)/);
+  });
+
+  it('refuses to plan a graph with a cycle (exit 1) and an unknown name (exit 2)', async () => {
+    const root = tree({ 'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'a']]) });
+    const cyclic = await runCli(['plan', root, '--changed', 'a']);
+    assert.equal(cyclic.code, 1);
+    assert.match(cyclic.stderr, /a -> b -> a/);
+    const unknown = await runCli(['plan', tree({ 'nc.yaml': nudgeConfig([['a', 'b']]) }), '--changed', 'zzz']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /"zzz"/);
+  });
+
+  it('asks for --namespace when a name exists in two namespaces', async () => {
+    const root = tree({ 'one.yaml': nudgeConfig([['a', 'b']], 'one'), 'two.yaml': nudgeConfig([['a', 'c']], 'two') });
+    const ambiguous = await runCli(['plan', root, '--changed', 'a']);
+    assert.equal(ambiguous.code, 2);
+    assert.match(ambiguous.stderr, /--namespace/);
+    const chosen = await runCli(['plan', root, '--changed', 'a', '--namespace', 'two', '--output', 'json']);
+    assert.equal(chosen.code, 0, chosen.stderr);
+    assert.deepEqual((JSON.parse(chosen.stdout) as { waves: string[][] }).waves, [['a'], ['c']]);
+  });
+});
+
+describe('nudger graph', () => {
+  const root = (): string =>
+    tree({ 'nc.yaml': nudgeConfig([['parent', 'child'], ['child', 'bundle']]).replace('      to: bundle', '      to: bundle\n      mode: validated\n      gatingGroup: g1') });
+
+  it('renders mermaid, dot and json', async () => {
+    const dir = root();
+    const mermaid = await runCli(['graph', dir]);
+    assert.equal(mermaid.code, 0, mermaid.stderr);
+    assert.match(mermaid.stdout, /^flowchart LR/);
+    assert.match(mermaid.stdout, /-\. "validated: g1" \.->/);
+    const dot = await runCli(['graph', dir, '--format', 'dot']);
+    assert.match(dot.stdout, /"parent" -> "child";/);
+    assert.match(dot.stdout, /"child" -> "bundle" \[style=dashed/);
+    const json = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as { namespaces: { nodes: string[]; edges: { from: string; declaredBy: unknown[] }[] }[] };
+    assert.deepEqual(json.namespaces[0]?.nodes, ['bundle', 'child', 'parent']);
+    assert.equal(json.namespaces[0]?.edges.length, 2);
+  });
+
+  it('draws cycle edges in red and exits 1', async () => {
+    const dir = tree({ 'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'a'], ['b', 'c']]) });
+    const dot = await runCli(['graph', dir, '--format', 'dot']);
+    assert.equal(dot.code, 1);
+    assert.match(dot.stdout, /"a" -> "b" \[color=red/);
+    assert.match(dot.stdout, /"b" -> "c";/);
+    assert.match(dot.stderr, /cycle/);
+  });
+});
+
+describe('nudger migrate', () => {
+  const legacy = (): string =>
+    tree({
+      'components/a.yaml': `# operand a\n${component('op-a', ['bundle'])}`,
+      'components/b.yaml': component('bundle'),
+    });
+
+  it('prints a diff and changes nothing without --write', async () => {
+    const dir = legacy();
+    const before = readFileSync(join(dir, 'components/a.yaml'), 'utf8');
+    const result = await runCli(['migrate', dir]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^-\s+build-nudges-ref:/m);
+    assert.match(result.stdout, /^\+kind: NudgeConfig/m);
+    assert.equal(readFileSync(join(dir, 'components/a.yaml'), 'utf8'), before);
+    assert.equal(existsSync(join(dir, 'components/nudge-config.yaml')), false);
+  });
+
+  it('writes, keeps comments, and a second run changes nothing; the graph is unchanged', async () => {
+    const dir = legacy();
+    const graphBefore = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as { namespaces: { edges: { from: string; to: string }[] }[] };
+    const first = await runCli(['migrate', dir, '--write', '--output', 'json']);
+    assert.equal(first.code, 0, first.stderr);
+    const summary = JSON.parse(first.stdout) as { edges: number; componentsUpdated: string[] };
+    assert.equal(summary.edges, 1);
+    assert.deepEqual(summary.componentsUpdated, ['tenant/op-a']);
+    const a = readFileSync(join(dir, 'components/a.yaml'), 'utf8');
+    assert.match(a, /^# operand a/);
+    assert.doesNotMatch(a, /build-nudges-ref/);
+    const second = await runCli(['migrate', dir, '--output', 'json']);
+    assert.deepEqual((JSON.parse(second.stdout) as { componentsUpdated: string[] }).componentsUpdated, []);
+    const graphAfter = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as typeof graphBefore;
+    const edges = (g: typeof graphBefore) => g.namespaces.flatMap((n) => n.edges.map((e) => `${e.from}->${e.to}`));
+    assert.deepEqual(edges(graphAfter), edges(graphBefore));
+    assert.equal((await runCli(['validate', dir])).code, 0);
+    assert.deepEqual(readdirSync(join(dir, 'components')).filter((f) => f.includes('.tmp')), []);
+  });
+
+  it('refuses stdin', async () => {
+    const result = await runCli(['migrate', '-']);
+    assert.equal(result.code, 2);
+  });
+});
+
+describe('the built binary', () => {
+  it('exists after the build', () => {
+    assert.ok(existsSync(builtCli), 'run npm run build first');
+  });
+
+  it('validates from stdin and maps exit codes like the in-process CLI', () => {
+    const ok = spawnCli(['validate', '-'], { stdin: component('a') });
+    assert.equal(ok.code, 0, ok.stderr);
+    const bad = spawnCli(['validate', '-'], { stdin: 'kind: [' });
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr.trim().split('\n').length, 1);
+    const help = spawnCli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /validate/);
+  });
+});
