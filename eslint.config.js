@@ -7,10 +7,7 @@ const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'http', '
 const pureRestriction = (extra) => [
   'error',
   {
-    patterns: [
-      { group: nodeBuiltins, message: 'The domain core is pure: no I/O and no Node built-ins.' },
-      ...extra,
-    ],
+    patterns: [{ group: nodeBuiltins, message: 'The domain core is pure: no I/O and no Node built-ins.' }, ...extra],
   },
 ];
 
@@ -35,14 +32,20 @@ export default tseslint.config(
     files: ['src/domain/**/*.ts', 'src/schema/**/*.ts', 'src/manifest/**/*.ts'],
     rules: {
       'no-restricted-imports': pureRestriction([
-        { group: ['**/adapters/**', '**/cli/**'], message: 'Dependencies point inward: the core must not import adapters or the CLI.' },
+        {
+          group: ['**/adapters/**', '**/cli/**'],
+          message: 'Dependencies point inward: the core must not import adapters or the CLI.',
+        },
       ]),
     },
   },
   {
     files: ['src/adapters/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'Adapters must not import the CLI.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/cli/**'], message: 'Adapters must not import the CLI.' }] },
+      ],
     },
   },
   {

@@ -53,13 +53,25 @@ export function componentName(index: number): string {
 }
 
 export function nudgeConfigYaml(namespace: string, edges: readonly [number, number][]): string {
-  const lines = ['apiVersion: konflux-ci.dev/v1alpha1', 'kind: NudgeConfig', 'metadata:', '  name: nudge-config', `  namespace: ${namespace}`, 'spec:', '  nudges:'];
+  const lines = [
+    'apiVersion: konflux-ci.dev/v1alpha1',
+    'kind: NudgeConfig',
+    'metadata:',
+    '  name: nudge-config',
+    `  namespace: ${namespace}`,
+    'spec:',
+    '  nudges:',
+  ];
   for (const [from, to] of edges) lines.push(`    - from: ${componentName(from)}`, `      to: ${componentName(to)}`);
   return `${lines.join('\n')}\n`;
 }
 
 /** A GitOps tree: one file per Component plus one NudgeConfig. Returns the directory. */
-export async function writeGitopsTree(dir: string, components: number, edges: readonly [number, number][]): Promise<string> {
+export async function writeGitopsTree(
+  dir: string,
+  components: number,
+  edges: readonly [number, number][],
+): Promise<string> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'components'), { recursive: true });
   const namespace = 'bench-tenant';

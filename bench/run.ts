@@ -8,7 +8,14 @@ import { buildNudgeGraphs } from '../src/domain/graph.ts';
 import { planImpact } from '../src/domain/plan.ts';
 import { validateManifestSet } from '../src/domain/validate.ts';
 import { parseManifestSet } from '../src/manifest/parse.ts';
-import { componentName, componentYaml, nudgeConfigYaml, randomDagEdges, seededRandom, writeGitopsTree } from './generate.ts';
+import {
+  componentName,
+  componentYaml,
+  nudgeConfigYaml,
+  randomDagEdges,
+  seededRandom,
+  writeGitopsTree,
+} from './generate.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -17,7 +24,9 @@ const cli = join(root, 'dist', 'cli', 'main.js');
 
 function header(): void {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`machine: ${String(cpus().length)} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log(
+    `machine: ${String(cpus().length)} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}/${process.arch}`,
+  );
 }
 
 function timeRepeated(fn: () => unknown, { warmup, runs }: { warmup: number; runs: number }): number[] {
@@ -35,14 +44,25 @@ function benchValidate5000(): void {
   const edges = randomDagEdges(2000, 5000, seededRandom(5000));
   const set = parseManifestSet([{ path: 'nudge-config.yaml', text: nudgeConfigYaml('bench-tenant', edges) }]);
   const stats = summarizeMs(timeRepeated(() => validateManifestSet(set), { warmup: 20, runs: 200 }));
-  console.log(`validate 5,000-edge NudgeConfig with cycle detection, in process: p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)} (n=${String(stats.n)}) — ${verdict(stats.p50, 5)}`);
+  console.log(
+    `validate 5,000-edge NudgeConfig with cycle detection, in process: p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)} (n=${String(stats.n)}) — ${verdict(stats.p50, 5)}`,
+  );
   const withParse = summarizeMs(
-    timeRepeated(() => validateManifestSet(parseManifestSet([{ path: 'nudge-config.yaml', text: nudgeConfigYaml('bench-tenant', edges) }])), { warmup: 5, runs: 30 }),
+    timeRepeated(
+      () =>
+        validateManifestSet(
+          parseManifestSet([{ path: 'nudge-config.yaml', text: nudgeConfigYaml('bench-tenant', edges) }]),
+        ),
+      { warmup: 5, runs: 30 },
+    ),
   );
   console.log(`  same, including YAML parsing: p50 ${ms(withParse.p50)}, p99 ${ms(withParse.p99)}`);
 }
 
-function wallClock(args: readonly string[], runs: number): { samples: number[]; status: number | null; stderr: string } {
+function wallClock(
+  args: readonly string[],
+  runs: number,
+): { samples: number[]; status: number | null; stderr: string } {
   const samples: number[] = [];
   let last = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
   for (let i = 0; i < runs; i += 1) {
@@ -57,7 +77,9 @@ async function benchValidateTree(): Promise<void> {
   const dir = await writeGitopsTree(join(tmp, 'tree-5000'), 5000, randomDagEdges(5000, 5000, seededRandom(42)));
   const run = wallClock(['validate', dir], 5);
   const stats = summarizeMs(run.samples);
-  console.log(`nudger validate, 5,000 Component files + one 5,000-entry NudgeConfig, end to end: p50 ${ms(stats.p50)}, max ${ms(stats.max)} (n=${String(stats.n)}, exit ${String(run.status)}) — ${verdict(stats.p50, 1500)}`);
+  console.log(
+    `nudger validate, 5,000 Component files + one 5,000-entry NudgeConfig, end to end: p50 ${ms(stats.p50)}, max ${ms(stats.max)} (n=${String(stats.n)}, exit ${String(run.status)}) — ${verdict(stats.p50, 1500)}`,
+  );
 }
 
 async function benchPlan10000(): Promise<void> {
@@ -71,7 +93,9 @@ async function benchPlan10000(): Promise<void> {
   const changed = Array.from({ length: 100 }, (_, i) => componentName(i * 7));
   const stats = summarizeMs(timeRepeated(() => planImpact(graph, changed), { warmup: 3, runs: 20 }));
   const plan = planImpact(graph, changed);
-  console.log(`plan on a 10,000-component random DAG (20,000 edges, 100 changed), in process: p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)}; ${String(plan.waves.length)} waves, builds adr29 ${digits(plan.totals.adr29)} vs changegroup ${plan.totals.changegroup.toString()}`);
+  console.log(
+    `plan on a 10,000-component random DAG (20,000 edges, 100 changed), in process: p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)}; ${String(plan.waves.length)} waves, builds adr29 ${digits(plan.totals.adr29)} vs changegroup ${plan.totals.changegroup.toString()}`,
+  );
   // The same graph through the CLI: the edges exceed one NudgeConfig's 5,000 limit, so they go in
   // build-nudges-ref (which has no such limit) to keep the input valid.
   const { writeFile, mkdir } = await import('node:fs/promises');
@@ -81,13 +105,16 @@ async function benchPlan10000(): Promise<void> {
   for (const [from, to] of edges) byFrom.set(from, [...(byFrom.get(from) ?? []), to]);
   const componentDocs = Array.from({ length: nodes }, (_, i) => {
     const targets = byFrom.get(i) ?? [];
-    const refs = targets.length === 0 ? '' : `  build-nudges-ref:\n${targets.map((t) => `    - ${componentName(t)}\n`).join('')}`;
+    const refs =
+      targets.length === 0 ? '' : `  build-nudges-ref:\n${targets.map((t) => `    - ${componentName(t)}\n`).join('')}`;
     return componentYaml(componentName(i), 'bench-tenant').replace('spec:\n', `spec:\n${refs}`);
   });
   await writeFile(file, componentDocs.join('---\n'));
   const run = wallClock(['plan', file, '--changed', changed.join(','), '--output', 'json'], 3);
   const e2e = summarizeMs(run.samples);
-  console.log(`  same through \`nudger plan\` end to end (one 10,000-document file): p50 ${ms(e2e.p50)} (exit ${String(run.status)})${run.status === 0 ? '' : `: ${run.stderr.split('\n')[0] ?? ''}`}`);
+  console.log(
+    `  same through \`nudger plan\` end to end (one 10,000-document file): p50 ${ms(e2e.p50)} (exit ${String(run.status)})${run.status === 0 ? '' : `: ${run.stderr.split('\n')[0] ?? ''}`}`,
+  );
 }
 
 function nudgeConfigYamlUnbounded(edges: readonly [number, number][]): string {

@@ -5,9 +5,21 @@ export function percentile(sortedMs: readonly number[], p: number): number {
   return sortedMs[index] ?? Number.NaN;
 }
 
-export function summarizeMs(samples: readonly number[]): { p50: number; p99: number; min: number; max: number; n: number } {
+export function summarizeMs(samples: readonly number[]): {
+  p50: number;
+  p99: number;
+  min: number;
+  max: number;
+  n: number;
+} {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), min: sorted[0] ?? Number.NaN, max: sorted.at(-1) ?? Number.NaN, n: sorted.length };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    min: sorted[0] ?? Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
+    n: sorted.length,
+  };
 }
 
 export function ms(value: number): string {

@@ -61,6 +61,7 @@ CP_DIR="$CACHE_ROOT/control-plane"
 BIN_DIR="$CP_DIR/bin"
 STAMP="$CP_DIR/stamp"
 BUILD_DIR="$CP_DIR/build"
+CONTROL_PLANE_LOG_DIR="$CP_DIR/logs"
 
 # The stamp is written last (atomic rename) and only after a passing smoke test, so its presence
 # with the current recipe means the binaries beside it are complete and known to work.
@@ -78,9 +79,14 @@ mkdir -p "$CP_DIR"
 # One provisioner at a time: a second concurrent caller waits here, then finds the stamp.
 exec 9>"$CP_DIR/lock"
 if ! flock -n 9; then
-  cp_log "another run is provisioning; waiting for $CP_DIR/lock"
-  flock 9
+  cp_log "another run is provisioning; waiting for $CP_DIR/lock (at most 30 minutes)"
+  if ! flock -w 1800 9; then
+    cp_log "gave up waiting for $CP_DIR/lock"
+    exit 1
+  fi
 fi
+trap remove_own_policy_rcd EXIT
+mkdir -p "$CONTROL_PLANE_LOG_DIR"
 
 if [ "$rebuild" -eq 1 ]; then
   rm -f "$STAMP"
@@ -117,7 +123,7 @@ source_version="$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)"
   echo "etcd-package=$(dpkg-query -W -f='${Version}' etcd-server)"
   echo "kube-apiserver=$apiserver_version"
   echo "kubernetes-source-package=$source_version"
-  echo "go=$(go version | cut -d' ' -f3)"
+  echo "go=$(debian_go_version)"
   echo "compile-seconds=${CONTROL_PLANE_COMPILE_SECONDS:-unknown}"
   echo "kube-apiserver-bytes=$(stat -c %s "$BIN_DIR/kube-apiserver")"
   echo "provisioned-at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -14,7 +14,22 @@ CONTROL_PLANE_DEB_SRC_FILE=/etc/apt/sources.list.d/nudger-deb-src.sources
 # 1.20.5+really1.20.2; later Debian releases dropped the package).
 CONTROL_PLANE_FALLBACK_SUITE=bookworm
 
+# Where apt, apt-get source and make write their (long) output; the entry script points it into
+# the cache so the logs outlive the build directory.
+CONTROL_PLANE_LOG_DIR="${CONTROL_PLANE_LOG_DIR:-${TMPDIR:-/tmp}}"
+CONTROL_PLANE_POLICY_RCD=/usr/sbin/policy-rc.d
+CONTROL_PLANE_OWNS_POLICY_RCD=0
+
 cp_log() { echo "nudger control-plane: $*" >&2; }
+
+# Also called from the entry script's EXIT trap: a deny-all policy-rc.d left behind by an
+# interrupted run would silently stop every later package from starting its service.
+remove_own_policy_rcd() {
+  if [ "$CONTROL_PLANE_OWNS_POLICY_RCD" -eq 1 ]; then
+    as_root rm -f "$CONTROL_PLANE_POLICY_RCD" || true
+    CONTROL_PLANE_OWNS_POLICY_RCD=0
+  fi
+}
 
 # apt and dpkg need root; fall back to passwordless sudo so a developer account works too.
 as_root() {
@@ -33,7 +48,12 @@ apt_update_done=0
 apt_update_once() {
   if [ "$apt_update_done" -eq 1 ]; then return; fi
   cp_log "apt-get update"
-  as_root apt-get update -qq >&2
+  local log="$CONTROL_PLANE_LOG_DIR/apt-update.log"
+  if ! as_root apt-get update -q >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    cp_log "apt-get update failed; full log: $log"
+    return 1
+  fi
   apt_update_done=1
 }
 
@@ -54,18 +74,21 @@ install_packages() {
   if [ "${#missing[@]}" -eq 0 ]; then return; fi
   apt_update_once
   cp_log "apt-get install ${missing[*]}"
-  local policy=/usr/sbin/policy-rc.d own_policy=0
-  if [ ! -e "$policy" ]; then
+  if [ ! -e "$CONTROL_PLANE_POLICY_RCD" ]; then
+    CONTROL_PLANE_OWNS_POLICY_RCD=1
     printf '#!/bin/sh\n# temporary, written by nudger provision-control-plane.sh\nexit 101\n' |
-      as_root tee "$policy" >/dev/null
-    as_root chmod 755 "$policy"
-    own_policy=1
+      as_root tee "$CONTROL_PLANE_POLICY_RCD" >/dev/null
+    as_root chmod 755 "$CONTROL_PLANE_POLICY_RCD"
   fi
-  local rc=0
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >&2 || rc=$?
-  if [ "$own_policy" -eq 1 ]; then as_root rm -f "$policy"; fi
-  if [ "$rc" -ne 0 ]; then return "$rc"; fi
+  local rc=0 log="$CONTROL_PLANE_LOG_DIR/apt-install.log"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}" >"$log" 2>&1 || rc=$?
+  remove_own_policy_rcd
+  if [ "$rc" -ne 0 ]; then
+    tail -n 30 "$log" >&2
+    cp_log "apt-get install failed; full log: $log"
+    return "$rc"
+  fi
   if printf '%s\n' "${missing[@]}" | grep -qx etcd-server; then disable_system_etcd; fi
 }
 
@@ -132,10 +155,12 @@ fetch_kubernetes_source() {
   rm -rf "$build_dir/src"
   mkdir -p "$build_dir/src"
   cp_log "apt-get source kubernetes into $build_dir/src"
-  (cd "$build_dir/src" && apt-get source -qq --only-source kubernetes >&2 2>"$build_dir/apt-source.log") || {
-    cat "$build_dir/apt-source.log" >&2
+  local log="$CONTROL_PLANE_LOG_DIR/apt-source.log"
+  if ! (cd "$build_dir/src" && apt-get source -q --only-source kubernetes >"$log" 2>&1); then
+    tail -n 20 "$log" >&2
+    cp_log "apt-get source kubernetes failed; full log: $log"
     return 1
-  }
+  fi
   local tree
   tree="$(find "$build_dir/src" -mindepth 1 -maxdepth 1 -type d -name 'kubernetes-*' | head -n 1)"
   if [ -z "$tree" ] || [ ! -f "$tree/Makefile" ]; then
@@ -150,17 +175,22 @@ fetch_kubernetes_source() {
 # tree embeds its release tag (git-archive export), so the binary reports v1.20.2 without .git.
 # hack/lib/init.sh forces GO111MODULE=off (GOPATH mode over vendor/); we only blank GOFLAGS so a
 # developer's own setting (e.g. -mod=mod) cannot leak in.
+# Debian's default Go (bookworm: 1.19), the one Debian itself builds this source package with,
+# ahead of any Go a developer put earlier on PATH: 1.20's vendored tree is untested with others.
+CONTROL_PLANE_DEBIAN_GO_BIN=/usr/lib/go/bin
+debian_go_version() { "$CONTROL_PLANE_DEBIAN_GO_BIN/go" version | cut -d' ' -f3; }
+
 build_kube_apiserver() {
   local tree="$1" build_dir="$2"
   mkdir -p "$tree/.go/src/k8s.io"
   [ -L "$tree/.go/src/k8s.io/kubernetes" ] || ln -s ../../.. "$tree/.go/src/k8s.io/kubernetes"
-  cp_log "compiling kube-apiserver with $(go version | cut -d' ' -f3) (about 4-5 minutes on 2 cores; log: $build_dir/make.log)"
-  local start=$SECONDS
+  local log="$CONTROL_PLANE_LOG_DIR/make.log" start=$SECONDS
+  cp_log "compiling kube-apiserver with $(debian_go_version) (4-8 minutes on 2 cores; log: $log)"
   if ! (cd "$tree" &&
-    env GOPATH="$tree/.go" CGO_ENABLED=0 GOFLAGS= \
-      make WHAT=cmd/kube-apiserver >"$build_dir/make.log" 2>&1); then
-    tail -n 40 "$build_dir/make.log" >&2
-    cp_log "compiling kube-apiserver failed; full log: $build_dir/make.log"
+    env PATH="$CONTROL_PLANE_DEBIAN_GO_BIN:$PATH" GOPATH="$tree/.go" CGO_ENABLED=0 GOFLAGS= \
+      make WHAT=cmd/kube-apiserver >"$log" 2>&1); then
+    tail -n 40 "$log" >&2
+    cp_log "compiling kube-apiserver failed; full log: $log"
     return 1
   fi
   CONTROL_PLANE_COMPILE_SECONDS=$((SECONDS - start))

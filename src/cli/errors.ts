@@ -13,7 +13,14 @@ export function isUserFacingError(error: unknown): error is Error {
   return error instanceof Error && USER_FACING.has(error.name);
 }
 
-const USER_FACING = new Set(['UsageError', 'InputError', 'ManifestSyntaxError', 'MigrationError', 'PlanError', 'WriteError']);
+const USER_FACING = new Set([
+  'UsageError',
+  'InputError',
+  'ManifestSyntaxError',
+  'MigrationError',
+  'PlanError',
+  'WriteError',
+]);
 
 /** One line, never a stack trace: the first line of the message of an error we do not know. */
 export function oneLine(error: unknown): string {

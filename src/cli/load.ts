@@ -8,7 +8,11 @@ export interface LoadOptions {
   readonly maxFileBytes?: number;
 }
 
-export async function loadManifests(paths: readonly string[], io: CliIo, options: LoadOptions = {}): Promise<ManifestSet> {
+export async function loadManifests(
+  paths: readonly string[],
+  io: CliIo,
+  options: LoadOptions = {},
+): Promise<ManifestSet> {
   const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
     stdin: io.stdin,
     ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
@@ -20,6 +24,17 @@ export async function loadManifests(paths: readonly string[], io: CliIo, options
 export function parseByteSize(text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(|k|ki|kb|m|mi|mb|g|gi|gb)$/i.exec(text.trim());
   if (match === null) throw new Error(`"${text}" is not a size (examples: 1048576, 512Ki, 32Mi)`);
-  const units: Record<string, number> = { '': 1, k: 1e3, kb: 1e3, ki: 1024, m: 1e6, mb: 1e6, mi: 1024 ** 2, g: 1e9, gb: 1e9, gi: 1024 ** 3 };
+  const units: Record<string, number> = {
+    '': 1,
+    k: 1e3,
+    kb: 1e3,
+    ki: 1024,
+    m: 1e6,
+    mb: 1e6,
+    mi: 1024 ** 2,
+    g: 1e9,
+    gb: 1e9,
+    gi: 1024 ** 3,
+  };
   return Math.floor(Number(match[1]) * (units[(match[2] ?? '').toLowerCase()] ?? 1));
 }

@@ -12,7 +12,13 @@ import { parseByteSize } from './load.ts';
 const VERSION = '0.1.0';
 
 function commaList(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((s) => s.trim()).filter((s) => s.length > 0)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  ];
 }
 
 function byteSize(value: string): number {
@@ -23,7 +29,8 @@ function byteSize(value: string): number {
   }
 }
 
-const outputOption = () => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
+const outputOption = () =>
+  new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
 const maxFileSizeOption = () =>
   new Option('--max-file-size <size>', 'refuse input files larger than this (e.g. 32Mi)').argParser(byteSize);
 
@@ -53,13 +60,20 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('graph')
     .description('print the nudge graph as Mermaid, Graphviz DOT or JSON')
     .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
-    .addOption(new Option('-f, --format <format>', 'graph format').choices(['mermaid', 'dot', 'json']).default('mermaid'))
+    .addOption(
+      new Option('-f, --format <format>', 'graph format').choices(['mermaid', 'dot', 'json']).default('mermaid'),
+    )
     .option('-n, --namespace <namespace>', 'only this namespace')
     .addOption(maxFileSizeOption())
-    .action(async (paths: string[], opts: { format: 'mermaid' | 'dot' | 'json'; namespace?: string; maxFileSize?: number }) => {
-      const { graphCommand } = await import('./commands/graph.ts');
-      setExit(await graphCommand(paths, { format: opts.format, ...ns(opts), ...size(opts) }, io));
-    });
+    .action(
+      async (
+        paths: string[],
+        opts: { format: 'mermaid' | 'dot' | 'json'; namespace?: string; maxFileSize?: number },
+      ) => {
+        const { graphCommand } = await import('./commands/graph.ts');
+        setExit(await graphCommand(paths, { format: opts.format, ...ns(opts), ...size(opts) }, io));
+      },
+    );
 
   program
     .command('plan')
@@ -69,20 +83,30 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('-n, --namespace <namespace>', 'the namespace to plan in (needed when names exist in several)')
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
-    .action(async (paths: string[], opts: { changed: string[]; namespace?: string; output: 'text' | 'json'; maxFileSize?: number }) => {
-      const { planCommand } = await import('./commands/plan.ts');
-      setExit(await planCommand(paths, { changed: opts.changed, output: opts.output, ...ns(opts), ...size(opts) }, io));
-    });
+    .action(
+      async (
+        paths: string[],
+        opts: { changed: string[]; namespace?: string; output: 'text' | 'json'; maxFileSize?: number },
+      ) => {
+        const { planCommand } = await import('./commands/plan.ts');
+        setExit(
+          await planCommand(paths, { changed: opts.changed, output: opts.output, ...ns(opts), ...size(opts) }, io),
+        );
+      },
+    );
 
   program
     .command('migrate')
-    .description('move build-nudges-ref (and upstream v1beta2 NudgeConfigs) into nudge-config; a dry run unless --write')
+    .description(
+      'move build-nudges-ref (and upstream v1beta2 NudgeConfigs) into nudge-config; a dry run unless --write',
+    )
     .argument('[paths...]', 'files or directories of a GitOps repository', [])
     .option('-w, --write', 'rewrite the files (atomically); without it, print a unified diff', false)
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
     .action(async (paths: string[], opts: { write: boolean; output: 'text' | 'json'; maxFileSize?: number }) => {
-      if (paths.includes('-')) throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
+      if (paths.includes('-'))
+        throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
       const { migrateCommand } = await import('./commands/migrate.ts');
       setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
     });
@@ -135,6 +159,11 @@ if (isMain()) {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
-  const code = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd() });
+  const code = await run(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    cwd: process.cwd(),
+  });
   process.exitCode = code;
 }

@@ -3,91 +3,105 @@
 // recursive DFS would overflow the call stack on a long chain.
 import { compareStrings } from './graph.ts';
 
-/** Names interned as dense integers, so the hot loops work on arrays instead of string maps. */
-class Interner {
-  readonly names: string[] = [];
-  readonly #ids = new Map<string, number>();
-
-  idOf(name: string): number {
-    let id = this.#ids.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.#ids.set(name, id);
-      this.names.push(name);
-    }
-    return id;
-  }
+interface Condensation {
+  /** Node names by dense id; ids are what the hot loops work on. */
+  readonly names: readonly string[];
+  /** Successor ids by node id (distinct only if the caller's successors are). */
+  readonly adjacency: readonly (readonly number[] | undefined)[];
+  /** Strongly connected components as node ids, in the order Tarjan completes them. */
+  readonly components: readonly (readonly number[])[];
 }
 
 /**
- * Strongly connected components by Tarjan's algorithm, with an explicit call stack. Successors
- * that are not in `nodes` are visited too, so a sloppy node list cannot hide a cycle.
+ * Tarjan's algorithm with an explicit call stack and typed-array state. Successors that are not
+ * in `nodes` are visited too, so a sloppy node list cannot hide a cycle.
  */
-export function stronglyConnectedComponents(
-  nodes: readonly string[],
-  successors: (n: string) => readonly string[],
-): string[][] {
-  const interner = new Interner();
-  for (const name of nodes) interner.idOf(name);
+function condense(nodes: readonly string[], successors: (n: string) => readonly string[]): Condensation {
+  const ids = new Map<string, number>();
+  const names: string[] = [];
   const adjacency: (readonly number[] | undefined)[] = [];
-  const succOf = (v: number): readonly number[] => {
-    let ids = adjacency[v];
-    if (ids === undefined) {
-      ids = successors(interner.names[v] ?? '').map((w) => interner.idOf(w));
-      adjacency[v] = ids;
-    }
-    return ids;
+  let capacity = Math.max(nodes.length, 1);
+  let index = new Int32Array(capacity).fill(-1);
+  let low = new Int32Array(capacity);
+  let nextSuccessor = new Int32Array(capacity);
+  let onStack = new Uint8Array(capacity);
+  const grow = (): void => {
+    capacity *= 2;
+    const widen = <T extends Int32Array | Uint8Array>(old: T, wider: T): T => {
+      wider.set(old);
+      return wider;
+    };
+    index = widen(index, new Int32Array(capacity).fill(-1));
+    low = widen(low, new Int32Array(capacity));
+    nextSuccessor = widen(nextSuccessor, new Int32Array(capacity));
+    onStack = widen(onStack, new Uint8Array(capacity));
   };
+  const idOf = (name: string): number => {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(name, id);
+      names.push(name);
+      if (id >= capacity) grow();
+    }
+    return id;
+  };
+  for (const name of nodes) idOf(name);
 
-  const index: number[] = [];
-  const low: number[] = [];
-  const onStack: boolean[] = [];
-  const nextSuccessor: number[] = [];
   const stack: number[] = [];
-  const components: string[][] = [];
+  const callStack: number[] = [];
+  const components: number[][] = [];
   let counter = 0;
-
-  const enter = (v: number, callStack: number[]): void => {
+  const enter = (v: number): void => {
     index[v] = counter;
     low[v] = counter;
     counter += 1;
     nextSuccessor[v] = 0;
     stack.push(v);
-    onStack[v] = true;
+    onStack[v] = 1;
     callStack.push(v);
+    adjacency[v] = successors(names[v] ?? '').map(idOf);
   };
 
   // `names` grows while successors are discovered, hence the index loop.
-  for (let root = 0; root < interner.names.length; root += 1) {
-    if (index[root] !== undefined) continue;
-    const callStack: number[] = [];
-    enter(root, callStack);
+  for (let root = 0; root < names.length; root += 1) {
+    if (index[root] !== -1) continue;
+    enter(root);
     while (callStack.length > 0) {
       const v = callStack[callStack.length - 1] ?? 0;
-      const succ = succOf(v);
+      const succ = adjacency[v] ?? [];
       const position = nextSuccessor[v] ?? 0;
       if (position < succ.length) {
         nextSuccessor[v] = position + 1;
         const w = succ[position] ?? 0;
-        if (index[w] === undefined) enter(w, callStack);
-        else if (onStack[w] === true) low[v] = Math.min(low[v] ?? 0, index[w]);
+        if (index[w] === -1) enter(w);
+        else if (onStack[w] === 1) low[v] = Math.min(low[v] ?? 0, index[w] ?? 0);
         continue;
       }
       callStack.pop();
       const parent = callStack[callStack.length - 1];
       if (parent !== undefined) low[parent] = Math.min(low[parent] ?? 0, low[v] ?? 0);
       if (low[v] !== index[v]) continue;
-      const component: string[] = [];
-      let w: number | undefined;
+      const component: number[] = [];
+      let w: number;
       do {
         w = stack.pop() ?? v;
-        onStack[w] = false;
-        component.push(interner.names[w] ?? '');
+        onStack[w] = 0;
+        component.push(w);
       } while (w !== v);
-      components.push(component.sort(compareStrings));
+      components.push(component);
     }
   }
-  return components;
+  return { names, adjacency, components };
+}
+
+/** Strongly connected components as sorted name lists, in no particular order. */
+export function stronglyConnectedComponents(
+  nodes: readonly string[],
+  successors: (n: string) => readonly string[],
+): string[][] {
+  const { names, components } = condense(nodes, successors);
+  return components.map((component) => component.map((v) => names[v] ?? '').sort(compareStrings));
 }
 
 /** Shortest cycle of at least two nodes through `start`, by BFS that never leaves `members`. */
@@ -139,14 +153,16 @@ function compareCycles(a: readonly string[], b: readonly string[]): number {
  * name and is the shortest one through it, so the output is stable and easy to read. Sorted.
  */
 export function findCycles(nodes: readonly string[], successors: (n: string) => readonly string[]): string[][] {
+  const { names, adjacency, components } = condense(nodes, successors);
+  const nameOf = (v: number): string => names[v] ?? '';
   const cycles: string[][] = [];
-  for (const component of stronglyConnectedComponents(nodes, successors)) {
-    for (const name of component) {
-      if (successors(name).includes(name)) cycles.push([name, name]);
+  for (const component of components) {
+    for (const v of component) {
+      if (adjacency[v]?.includes(v) === true) cycles.push([nameOf(v), nameOf(v)]);
     }
-    const [start] = component;
-    if (start !== undefined && component.length > 1) {
-      cycles.push(shortestCycleThrough(start, new Set(component), successors));
+    if (component.length > 1) {
+      const members = component.map(nameOf).sort(compareStrings);
+      cycles.push(shortestCycleThrough(members[0] ?? '', new Set(members), successors));
     }
   }
   return cycles.sort(compareCycles);

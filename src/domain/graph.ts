@@ -74,15 +74,15 @@ function collectByNamespace(set: ManifestSet): Map<string, NamespaceInput> {
   for (const config of set.nudgeConfigs) {
     const { namespace } = config.ref;
     const input = inputFor(namespace);
-    for (const entry of config.entries) {
-      input.edges.push({
-        namespace,
-        from: entry.from,
-        to: entry.to,
-        mode: effectiveMode(entry.mode),
-        ...(entry.gatingGroup === undefined ? {} : { gatingGroup: entry.gatingGroup }),
-        origin: { via: 'NudgeConfig', object: config.ref, index: entry.index, location: entry.location },
-      });
+    for (const { from, to, mode, gatingGroup, index, location } of config.entries) {
+      const origin: EdgeOrigin = { via: 'NudgeConfig', object: config.ref, index, location };
+      const effective = effectiveMode(mode);
+      // Two literals rather than a conditional spread: this runs for every entry.
+      input.edges.push(
+        gatingGroup === undefined
+          ? { namespace, from, to, mode: effective, origin }
+          : { namespace, from, to, mode: effective, gatingGroup, origin },
+      );
     }
   }
 
@@ -108,40 +108,56 @@ function collectByNamespace(set: ManifestSet): Map<string, NamespaceInput> {
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
-function sortedAdjacency(pairs: Map<string, Set<string>>): Map<string, readonly string[]> {
-  const adjacency = new Map<string, readonly string[]>();
-  for (const [name, ends] of pairs) adjacency.set(name, Object.freeze([...ends].sort(compareStrings)));
-  return adjacency;
+/** Sorts in place (code-unit order, as `compareStrings`) and drops repeats. */
+function distinctSorted(values: string[]): readonly string[] {
+  values.sort();
+  let kept = 0;
+  for (const value of values) {
+    if (kept === 0 || values[kept - 1] !== value) {
+      values[kept] = value;
+      kept += 1;
+    }
+  }
+  values.length = kept;
+  return values;
 }
 
-function addPair(pairs: Map<string, Set<string>>, key: string, value: string): void {
-  let ends = pairs.get(key);
-  if (ends === undefined) {
-    ends = new Set();
-    pairs.set(key, ends);
-  }
-  ends.add(value);
+function push(lists: Map<string, string[]>, key: string, value: string): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [value]);
+  else list.push(value);
+}
+
+function invert(successors: ReadonlyMap<string, readonly string[]>): Map<string, readonly string[]> {
+  const sources = new Map<string, string[]>();
+  for (const [from, targets] of successors) for (const to of targets) push(sources, to, from);
+  const predecessors = new Map<string, readonly string[]>();
+  for (const [to, froms] of sources) predecessors.set(to, distinctSorted(froms));
+  return predecessors;
 }
 
 function makeGraph(namespace: string, input: NamespaceInput): NamespaceGraph {
-  const out = new Map<string, Set<string>>();
-  const into = new Map<string, Set<string>>();
-  const names = new Set<string>(input.components?.keys());
-  for (const edge of input.edges) {
-    names.add(edge.from);
-    names.add(edge.to);
-    addPair(out, edge.from, edge.to);
-    addPair(into, edge.to, edge.from);
-  }
-  const successors = sortedAdjacency(out);
-  const predecessors = sortedAdjacency(into);
+  const targets = new Map<string, string[]>();
+  for (const edge of input.edges) push(targets, edge.from, edge.to);
+  const successors = new Map<string, readonly string[]>();
+  for (const [from, list] of targets) successors.set(from, distinctSorted(list));
+  // Validation needs neither sorted nodes nor predecessors; sorting thousands of names is a good
+  // part of its time budget, so both are computed on first use.
+  let nodes: readonly string[] | undefined;
+  let predecessors: Map<string, readonly string[]> | undefined;
   return {
     namespace,
     edges: Object.freeze(input.edges),
     ...(input.components === undefined ? {} : { components: input.components }),
-    nodes: Object.freeze([...names].sort(compareStrings)),
+    get nodes() {
+      nodes ??= distinctSorted([
+        ...(input.components?.keys() ?? []),
+        ...input.edges.flatMap((edge) => [edge.from, edge.to]),
+      ]);
+      return nodes;
+    },
     successors: (name) => successors.get(name) ?? NO_NAMES,
-    predecessors: (name) => predecessors.get(name) ?? NO_NAMES,
+    predecessors: (name) => (predecessors ??= invert(successors)).get(name) ?? NO_NAMES,
   };
 }
 

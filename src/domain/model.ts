@@ -90,8 +90,18 @@ export interface ManifestSet {
 
 /** Where a nudge edge was declared. */
 export type EdgeOrigin =
-  | { readonly via: 'NudgeConfig'; readonly object: ObjectRef; readonly index: number; readonly location: SourceLocation }
-  | { readonly via: 'build-nudges-ref'; readonly object: ObjectRef; readonly index: number; readonly location: SourceLocation };
+  | {
+      readonly via: 'NudgeConfig';
+      readonly object: ObjectRef;
+      readonly index: number;
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly via: 'build-nudges-ref';
+      readonly object: ObjectRef;
+      readonly index: number;
+      readonly location: SourceLocation;
+    };
 
 export interface NudgeEdge {
   readonly namespace: string;

@@ -23,7 +23,7 @@ import {
   type Severity,
   type SourceLocation,
 } from './model.ts';
-import { dns1123LabelProblem } from './names.ts';
+import { isDns1123Label, labelProblem } from './labels.ts';
 
 export interface ValidationResult {
   /** True when no finding has severity `error`. */
@@ -123,6 +123,9 @@ function entrySpanEnd(entry: NudgeEntry, next: NudgeEntry | undefined): number {
   return nextLine !== undefined && nextLine > first ? nextLine : first + ENTRY_FIELD_LINES;
 }
 
+const KNOWN_MODES: ReadonlySet<string> = new Set(NUDGE_MODES);
+
+/** The entry-level rules. Runs for every entry, so it allocates nothing unless it has a finding. */
 function checkEntry(
   config: NudgeConfigObject,
   entry: NudgeEntry,
@@ -130,32 +133,35 @@ function checkEntry(
   parser: ParserReports,
   findings: Finding[],
 ): void {
-  const { ref } = config;
-  const path = `${formatRef(ref)} spec.nudges[${entry.index}]`;
-  const add = (rule: RuleId, message: string): void => {
-    findings.push(makeFinding(rule, 'error', message, ref, entry.location));
-  };
-  const { file, line } = entry.location;
-  const silenced = (rule: RuleId): boolean =>
-    line !== undefined && parser.reported(rule, file, line, entrySpanEnd(entry, next));
+  const { from, to, mode, gatingGroup, location } = entry;
+  const fromProblem = labelProblem(from);
+  const toProblem = labelProblem(to);
+  const badMode = mode !== undefined && !KNOWN_MODES.has(mode);
+  const selfNudge = from === to;
+  const ungated = mode === 'validated' && (gatingGroup === undefined || gatingGroup === '');
+  if (fromProblem === undefined && toProblem === undefined && !badMode && !selfNudge && !ungated) return;
 
-  if (!silenced('invalid-name')) {
-    for (const field of ['from', 'to'] as const) {
-      const problem = dns1123LabelProblem(entry[field]);
-      if (problem !== undefined) {
-        add('invalid-name', `${path}.${field}: ${quote(entry[field])} is not a valid component name: ${problem}`);
-      }
+  const path = `${formatRef(config.ref)} spec.nudges[${entry.index}]`;
+  const add = (rule: RuleId, message: string): void => {
+    findings.push(makeFinding(rule, 'error', message, config.ref, location));
+  };
+  const silenced = (rule: RuleId): boolean =>
+    location.line !== undefined && parser.reported(rule, location.file, location.line, entrySpanEnd(entry, next));
+
+  if ((fromProblem !== undefined || toProblem !== undefined) && !silenced('invalid-name')) {
+    if (fromProblem !== undefined) {
+      add('invalid-name', `${path}.from: ${quote(from)} is not a valid component name: ${fromProblem}`);
+    }
+    if (toProblem !== undefined) {
+      add('invalid-name', `${path}.to: ${quote(to)} is not a valid component name: ${toProblem}`);
     }
   }
-  if (entry.from === entry.to) {
-    add('self-nudge', `${path}: from and to are both ${quote(entry.from)}; a component cannot nudge itself`);
-  }
-  const { mode } = entry;
-  if (mode !== undefined && !(NUDGE_MODES as readonly string[]).includes(mode) && !silenced('invalid-mode')) {
+  if (selfNudge) add('self-nudge', `${path}: from and to are both ${quote(from)}; a component cannot nudge itself`);
+  if (badMode && !silenced('invalid-mode')) {
     add('invalid-mode', `${path}.mode: ${quote(mode)} is not a nudge mode; expected one of ${NUDGE_MODES.join(', ')}`);
   }
-  if (mode === 'validated' && (entry.gatingGroup === undefined || entry.gatingGroup === '')) {
-    const state = entry.gatingGroup === undefined ? 'missing' : 'empty';
+  if (ungated) {
+    const state = gatingGroup === undefined ? 'missing' : 'empty';
     add(
       'missing-gating-group',
       `${path}: mode is "validated" but gatingGroup is ${state}; name the ComponentGroup whose Snapshot must pass first`,
@@ -200,7 +206,7 @@ function checkComponent(component: ComponentObject, findings: Finding[]): void {
     const add = (rule: RuleId, message: string): void => {
       findings.push(makeFinding(rule, 'error', message, ref, item.location));
     };
-    const problem = dns1123LabelProblem(item.name);
+    const problem = labelProblem(item.name);
     if (problem !== undefined)
       add('invalid-name', `${path}: ${quote(item.name)} is not a valid component name: ${problem}`);
     if (item.name === ref.name)
@@ -248,25 +254,33 @@ function describeEdge(edge: NudgeEdge): string {
  * the expected state mid-migration: the migration merges them, so it is only a warning.
  */
 function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
-  interface Declarations {
-    readonly first: NudgeEdge;
-    readonly byObject: Map<ObjectRef, NudgeEdge>;
-  }
-  const declared = new Map<string, Declarations>();
+  // First declaration of each pair, keyed by from then to: no key strings to build per edge.
+  const firstOf = new Map<string, Map<string, NudgeEdge>>();
+  // For pairs declared more than once: the first declaration by each further object.
+  const othersOf = new Map<NudgeEdge, Map<ObjectRef, NudgeEdge>>();
   for (const edge of graph.edges) {
-    const key = edgeKey(edge);
-    const earlier = declared.get(key);
-    if (earlier === undefined) {
-      declared.set(key, { first: edge, byObject: new Map([[edge.origin.object, edge]]) });
+    let byTarget = firstOf.get(edge.from);
+    if (byTarget === undefined) {
+      byTarget = new Map();
+      firstOf.set(edge.from, byTarget);
+    }
+    const first = byTarget.get(edge.to);
+    if (first === undefined) {
+      byTarget.set(edge.to, edge);
       continue;
     }
     const here = formatOrigin(edge.origin);
     // Origins share their declaring object's ref, so identity tells "same object" apart from
     // "two documents that happen to look alike".
-    const sameObject = earlier.byObject.get(edge.origin.object);
+    const object = edge.origin.object;
+    let others = othersOf.get(first);
+    const sameObject = first.origin.object === object ? first : others?.get(object);
     if (sameObject === undefined) {
-      earlier.byObject.set(edge.origin.object, edge);
-      const { first } = earlier;
+      if (others === undefined) {
+        others = new Map();
+        othersOf.set(first, others);
+      }
+      others.set(object, edge);
       findings.push(
         edgeFinding(
           'duplicate-edge',
@@ -291,7 +305,15 @@ function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
 function checkCycles(graph: NamespaceGraph, findings: Finding[]): void {
   // Self-loops are `self-nudge` findings already; leaving them out also lets a component that
   // nudges itself still show the larger cycle it is part of.
-  const cycles = findCycles(graph.nodes, (n) => graph.successors(n).filter((w) => w !== n));
+  const withoutSelfLoops = (n: string): readonly string[] => {
+    const targets = graph.successors(n);
+    return targets.includes(n) ? targets.filter((w) => w !== n) : targets;
+  };
+  // Every cycle passes through the source of an edge, and findCycles does not need them sorted.
+  const cycles = findCycles(
+    graph.edges.map((edge) => edge.from),
+    withoutSelfLoops,
+  );
   if (cycles.length === 0) return;
   const firstDeclaration = new Map<string, NudgeEdge>();
   for (const edge of graph.edges) {
@@ -315,16 +337,19 @@ function checkCycles(graph: NamespaceGraph, findings: Finding[]): void {
   }
 }
 
+const BOTH_ENDS = ['from', 'to'] as const;
+const TARGET_END = ['to'] as const;
+
 function checkExistence(graph: NamespaceGraph, findings: Finding[]): void {
   const { components } = graph;
   if (components === undefined) return;
   for (const edge of graph.edges) {
     // build-nudges-ref edges start at the Component that declares them, which exists by definition.
-    const ends = edge.origin.via === 'NudgeConfig' ? (['from', 'to'] as const) : (['to'] as const);
+    const ends = edge.origin.via === 'NudgeConfig' ? BOTH_ENDS : TARGET_END;
     for (const end of ends) {
       const name = edge[end];
       // An invalid name can never be a Component and is reported as such already.
-      if (components.has(name) || dns1123LabelProblem(name) !== undefined) continue;
+      if (components.has(name) || !isDns1123Label(name)) continue;
       const field = edge.origin.via === 'NudgeConfig' ? `.${end}` : '';
       findings.push(
         edgeFinding(
@@ -352,7 +377,7 @@ function compareFindings(a: Finding, b: Finding): number {
 function dedupe(findings: readonly Finding[]): Finding[] {
   const seen = new Set<string>();
   return findings.filter((f) => {
-    const key = JSON.stringify([f.rule, f.location?.file, f.location?.line, f.message]);
+    const key = `${f.rule}\u0000${f.location?.file ?? ''}\u0000${f.location?.line ?? ''}\u0000${f.message}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -17,7 +17,11 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** `metav1.Condition`, with the API server's own limits. */
 export const Condition = Type.Object({
-  type: Type.String({ maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$' }),
+  type: Type.String({
+    maxLength: 316,
+    pattern:
+      '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+  }),
   status: StringEnum(['True', 'False', 'Unknown'] as const),
   reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
   message: Type.String({ maxLength: 32768 }),

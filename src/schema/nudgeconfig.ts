@@ -39,7 +39,8 @@ export const NudgeRelationship = Type.Object(
     gatingGroup: Type.Optional(
       Type.String({
         maxLength: 63,
-        description: 'The ComponentGroup whose Snapshot must pass integration tests first. Required when mode is validated.',
+        description:
+          'The ComponentGroup whose Snapshot must pass integration tests first. Required when mode is validated.',
       }),
     ),
   },

@@ -56,11 +56,18 @@ describe('nudger validate', () => {
   it('reports a cycle with its path in JSON and exits 1', async () => {
     const root = tree({
       'cs.yaml': [component('a'), component('b'), component('c')].join('---\n'),
-      'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'c'], ['c', 'a']]),
+      'nc.yaml': nudgeConfig([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+      ]),
     });
     const result = await runCli(['validate', root, '--output', 'json']);
     assert.equal(result.code, 1);
-    const json = JSON.parse(result.stdout) as { valid: boolean; findings: { rule: string; cycle?: string[]; file?: string; line?: number }[] };
+    const json = JSON.parse(result.stdout) as {
+      valid: boolean;
+      findings: { rule: string; cycle?: string[]; file?: string; line?: number }[];
+    };
     assert.equal(json.valid, false);
     const cycle = json.findings.find((f) => f.rule === 'cycle');
     assert.deepEqual(cycle?.cycle, ['a', 'b', 'c', 'a']);
@@ -72,7 +79,10 @@ describe('nudger validate', () => {
     const result = await runCli(['validate', '-', '--output', 'json'], [component('x', ['x'])].join(''));
     assert.equal(result.code, 1);
     const json = JSON.parse(result.stdout) as { findings: { rule: string; file?: string }[] };
-    assert.deepEqual(json.findings.map((f) => f.rule), ['self-nudge']);
+    assert.deepEqual(
+      json.findings.map((f) => f.rule),
+      ['self-nudge'],
+    );
     assert.equal(json.findings[0]?.file, '-');
   });
 
@@ -82,7 +92,10 @@ describe('nudger validate', () => {
     assert.equal(result.code, 0, result.stdout);
     const json = JSON.parse(result.stdout) as { valid: boolean; findings: { rule: string; severity: string }[] };
     assert.equal(json.valid, true);
-    assert.deepEqual(json.findings.map((f) => [f.rule, f.severity]), [['unknown-field', 'warning']]);
+    assert.deepEqual(
+      json.findings.map((f) => [f.rule, f.severity]),
+      [['unknown-field', 'warning']],
+    );
   });
 
   it('gives one line naming file and position for malformed YAML, exit 2', async () => {
@@ -120,7 +133,12 @@ describe('nudger plan', () => {
     });
     const result = await runCli(['plan', root, '--changed', 'operand-*', '--output', 'json']);
     assert.equal(result.code, 0, result.stderr);
-    const plan = JSON.parse(result.stdout) as { changed: string[]; waves: string[][]; builds: Record<string, Record<string, number>>; totals: Record<string, number> };
+    const plan = JSON.parse(result.stdout) as {
+      changed: string[];
+      waves: string[][];
+      builds: Record<string, Record<string, number>>;
+      totals: Record<string, number>;
+    };
     assert.equal(plan.changed.length, 30);
     assert.deepEqual(plan.waves[1], ['bundle']);
     assert.equal(plan.builds.adr29?.bundle, 30);
@@ -131,7 +149,12 @@ describe('nudger plan', () => {
   });
 
   it('refuses to plan a graph with a cycle (exit 1) and an unknown name (exit 2)', async () => {
-    const root = tree({ 'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'a']]) });
+    const root = tree({
+      'nc.yaml': nudgeConfig([
+        ['a', 'b'],
+        ['b', 'a'],
+      ]),
+    });
     const cyclic = await runCli(['plan', root, '--changed', 'a']);
     assert.equal(cyclic.code, 1);
     assert.match(cyclic.stderr, /a -> b -> a/);
@@ -153,7 +176,12 @@ describe('nudger plan', () => {
 
 describe('nudger graph', () => {
   const root = (): string =>
-    tree({ 'nc.yaml': nudgeConfig([['parent', 'child'], ['child', 'bundle']]).replace('      to: bundle', '      to: bundle\n      mode: validated\n      gatingGroup: g1') });
+    tree({
+      'nc.yaml': nudgeConfig([
+        ['parent', 'child'],
+        ['child', 'bundle'],
+      ]).replace('      to: bundle', '      to: bundle\n      mode: validated\n      gatingGroup: g1'),
+    });
 
   it('renders mermaid, dot and json', async () => {
     const dir = root();
@@ -164,13 +192,23 @@ describe('nudger graph', () => {
     const dot = await runCli(['graph', dir, '--format', 'dot']);
     assert.match(dot.stdout, /"parent" -> "child";/);
     assert.match(dot.stdout, /"child" -> "bundle" \[style=dashed/);
-    const json = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as { namespaces: { nodes: string[]; edges: { from: string; declaredBy: unknown[] }[] }[] };
-    assert.deepEqual(json.namespaces[0]?.nodes, ['bundle', 'child', 'parent']);
-    assert.equal(json.namespaces[0]?.edges.length, 2);
+    const json = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as {
+      namespaces: { nodes: string[]; edges: { from: string; declaredBy: unknown[] }[] }[];
+    };
+    const [namespace] = json.namespaces;
+    assert.ok(namespace);
+    assert.deepEqual(namespace.nodes, ['bundle', 'child', 'parent']);
+    assert.equal(namespace.edges.length, 2);
   });
 
   it('draws cycle edges in red and exits 1', async () => {
-    const dir = tree({ 'nc.yaml': nudgeConfig([['a', 'b'], ['b', 'a'], ['b', 'c']]) });
+    const dir = tree({
+      'nc.yaml': nudgeConfig([
+        ['a', 'b'],
+        ['b', 'a'],
+        ['b', 'c'],
+      ]),
+    });
     const dot = await runCli(['graph', dir, '--format', 'dot']);
     assert.equal(dot.code, 1);
     assert.match(dot.stdout, /"a" -> "b" \[color=red/);
@@ -199,7 +237,9 @@ describe('nudger migrate', () => {
 
   it('writes, keeps comments, and a second run changes nothing; the graph is unchanged', async () => {
     const dir = legacy();
-    const graphBefore = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as { namespaces: { edges: { from: string; to: string }[] }[] };
+    const graphBefore = JSON.parse((await runCli(['graph', dir, '--format', 'json'])).stdout) as {
+      namespaces: { edges: { from: string; to: string }[] }[];
+    };
     const first = await runCli(['migrate', dir, '--write', '--output', 'json']);
     assert.equal(first.code, 0, first.stderr);
     const summary = JSON.parse(first.stdout) as { edges: number; componentsUpdated: string[] };
@@ -214,7 +254,10 @@ describe('nudger migrate', () => {
     const edges = (g: typeof graphBefore) => g.namespaces.flatMap((n) => n.edges.map((e) => `${e.from}->${e.to}`));
     assert.deepEqual(edges(graphAfter), edges(graphBefore));
     assert.equal((await runCli(['validate', dir])).code, 0);
-    assert.deepEqual(readdirSync(join(dir, 'components')).filter((f) => f.includes('.tmp')), []);
+    assert.deepEqual(
+      readdirSync(join(dir, 'components')).filter((f) => f.includes('.tmp')),
+      [],
+    );
   });
 
   it('refuses stdin', async () => {

@@ -22,7 +22,12 @@ function capture(): { stream: PassThrough; text: () => string } {
 export async function runCli(args: readonly string[], stdin = ''): Promise<CliResult> {
   const out = capture();
   const err = capture();
-  const code = await run(args, { stdout: out.stream, stderr: err.stream, stdin: Readable.from([stdin]), cwd: process.cwd() });
+  const code = await run(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    stdin: Readable.from([stdin]),
+    cwd: process.cwd(),
+  });
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: out.text(), stderr: err.text() };
 }
@@ -47,5 +52,10 @@ export function tempTree(files: Record<string, string>): { root: string; cleanup
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   }
-  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    cleanup: () => {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

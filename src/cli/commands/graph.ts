@@ -16,17 +16,22 @@ export async function graphCommand(paths: readonly string[], options: GraphOptio
   const set = await loadManifests(paths, io, options);
   const all = buildNudgeGraphs(set);
   if (options.namespace !== undefined && !all.has(options.namespace)) {
-    throw new UsageError(`namespace "${options.namespace}" has no Components or NudgeConfigs in the input (found: ${[...all.keys()].map((n) => n || '(unset)').join(', ') || 'none'})`);
+    throw new UsageError(
+      `namespace "${options.namespace}" has no Components or NudgeConfigs in the input (found: ${[...all.keys()].map((n) => n || '(unset)').join(', ') || 'none'})`,
+    );
   }
   const graphs = [...all.values()]
     .filter((g) => options.namespace === undefined || g.namespace === options.namespace)
     .sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0));
   const { findings } = validateManifestSet(set);
-  const relevant = findings.filter((f) => options.namespace === undefined || f.namespace === undefined || f.namespace === options.namespace);
+  const relevant = findings.filter(
+    (f) => options.namespace === undefined || f.namespace === undefined || f.namespace === options.namespace,
+  );
   const cycleEdges = new Set<string>();
   for (const finding of relevant) {
     const cycle = finding.cycle ?? [];
-    for (let i = 0; i + 1 < cycle.length; i += 1) cycleEdges.add(cycleEdgeKey(finding.namespace ?? '', cycle[i] ?? '', cycle[i + 1] ?? ''));
+    for (let i = 0; i + 1 < cycle.length; i += 1)
+      cycleEdges.add(cycleEdgeKey(finding.namespace ?? '', cycle[i] ?? '', cycle[i + 1] ?? ''));
   }
   const input = { graphs, cycleEdges };
   if (options.format === 'json') writeJson(io.stdout, renderJson(input));

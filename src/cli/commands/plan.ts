@@ -37,7 +37,10 @@ function pickNamespace(graphs: ReadonlyMap<string, NamespaceGraph>, options: Pla
   const label = (ns: string): string => (ns === '' ? '(unset)' : ns);
   if (options.namespace !== undefined) {
     const graph = graphs.get(options.namespace);
-    if (graph === undefined) throw new UsageError(`namespace "${options.namespace}" is not in the input (found: ${[...graphs.keys()].map(label).join(', ') || 'none'})`);
+    if (graph === undefined)
+      throw new UsageError(
+        `namespace "${options.namespace}" is not in the input (found: ${[...graphs.keys()].map(label).join(', ') || 'none'})`,
+      );
     return graph;
   }
   const only = graphs.size === 1 ? [...graphs.values()][0] : undefined;
@@ -60,12 +63,19 @@ export function expandChanged(graph: NamespaceGraph, patterns: readonly string[]
   for (const pattern of patterns) {
     if (!pattern.includes('*')) {
       if (!graph.nodes.includes(pattern)) {
-        throw new UsageError(`--changed: "${pattern}" is not a component of ${graph.namespace === '' ? 'the input' : `namespace ${graph.namespace}`}`);
+        throw new UsageError(
+          `--changed: "${pattern}" is not a component of ${graph.namespace === '' ? 'the input' : `namespace ${graph.namespace}`}`,
+        );
       }
       out.add(pattern);
       continue;
     }
-    const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     const matches = graph.nodes.filter((node) => regex.test(node));
     if (matches.length === 0) throw new UsageError(`--changed pattern "${pattern}" matches no component`);
     for (const match of matches) out.add(match);

@@ -59,7 +59,8 @@ export function renderMermaid({ graphs, cycleEdges }: GraphRenderInput): string 
   const cycleLinks: number[] = [];
   for (const graph of graphs) {
     const indent = graphs.length > 1 ? '    ' : '  ';
-    if (graphs.length > 1) lines.push(`  subgraph ${idFor(graph.namespace, '')}["${mermaidText(namespaceLabel(graph.namespace))}"]`);
+    if (graphs.length > 1)
+      lines.push(`  subgraph ${idFor(graph.namespace, '')}["${mermaidText(namespaceLabel(graph.namespace))}"]`);
     for (const node of graph.nodes) lines.push(`${indent}${idFor(graph.namespace, node)}["${mermaidText(node)}"]`);
     for (const edge of distinctEdges(graph)) {
       const from = idFor(graph.namespace, edge.from);
@@ -87,11 +88,15 @@ export function renderDot({ graphs, cycleEdges }: GraphRenderInput): string {
   const lines = ['digraph nudges {', '  rankdir=LR;', '  node [shape=box, style=rounded];'];
   for (const graph of graphs) {
     const prefix = graphs.length > 1 ? `${graph.namespace}/` : '';
-    lines.push(`  subgraph ${dotId(`cluster_${graph.namespace}`)} {`, `    label=${dotId(namespaceLabel(graph.namespace))};`);
+    lines.push(
+      `  subgraph ${dotId(`cluster_${graph.namespace}`)} {`,
+      `    label=${dotId(namespaceLabel(graph.namespace))};`,
+    );
     for (const node of graph.nodes) lines.push(`    ${dotId(prefix + node)} [label=${dotId(node)}];`);
     for (const edge of distinctEdges(graph)) {
       const attrs: string[] = [];
-      if (edge.mode === 'validated') attrs.push('style=dashed', `label=${dotId(`validated: ${edge.gatingGroup ?? '?'}`)}`);
+      if (edge.mode === 'validated')
+        attrs.push('style=dashed', `label=${dotId(`validated: ${edge.gatingGroup ?? '?'}`)}`);
       if (cycleEdges.has(cycleEdgeKey(graph.namespace, edge.from, edge.to))) attrs.push('color=red', 'penwidth=2');
       const suffix = attrs.length > 0 ? ` [${attrs.join(', ')}]` : '';
       lines.push(`    ${dotId(prefix + edge.from)} -> ${dotId(prefix + edge.to)}${suffix};`);
@@ -110,7 +115,14 @@ export interface GraphJson {
   namespaces: {
     namespace: string;
     nodes: string[];
-    edges: { from: string; to: string; mode: string; gatingGroup?: string; declaredBy: { via: string; object: string; file: string; line?: number }[]; onCycle: boolean }[];
+    edges: {
+      from: string;
+      to: string;
+      mode: string;
+      gatingGroup?: string;
+      declaredBy: { via: string; object: string; file: string; line?: number }[];
+      onCycle: boolean;
+    }[];
   }[];
 }
 

@@ -51,7 +51,10 @@ export function planToText(plan: ImpactPlan): string {
   });
   const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
   const table = rows.map((row) =>
-    row.map((cell, col) => (col >= 2 ? cell.padStart(widths[col] ?? 0) : cell.padEnd(widths[col] ?? 0))).join('  ').trimEnd(),
+    row
+      .map((cell, col) => (col >= 2 ? cell.padStart(widths[col] ?? 0) : cell.padEnd(widths[col] ?? 0)))
+      .join('  ')
+      .trimEnd(),
   );
   const saved = plan.totals.adr29 - plan.totals.changegroup;
   const ns = plan.namespace === '' ? '' : ` in namespace ${plan.namespace}`;
