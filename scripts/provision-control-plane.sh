@@ -15,7 +15,7 @@
 #   KUBEBUILDER_ASSETS  a directory already holding etcd and kube-apiserver: used as is, nothing
 #                       is installed or built (and nothing verified unless --verify)
 #   NUDGER_CACHE        cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/nudger)
-#   NUDGER_KEEP_BUILD=1 keep the unpacked source and Go build cache (about 1.5 GB) after a build
+#   NUDGER_KEEP_BUILD=1 keep the unpacked source and Go build cache (about 1.8 GB) after a build
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,7 +34,7 @@ for arg in "$@"; do
     --verify) verify=1 ;;
     --rebuild) rebuild=1 ;;
     -h | --help)
-      sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+      sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
       exit 0
       ;;
     *)

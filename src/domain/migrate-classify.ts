@@ -27,6 +27,17 @@ export function joinPath(dir: string, name: string): string {
   return dir === '' ? name : `${dir}/${name}`;
 }
 
+/** Resolves `.` and `..` in a `/`-separated relative path (pure: no file system). */
+export function normalizePath(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && out.length > 0 && out.at(-1) !== '..') out.pop();
+    else out.push(part);
+  }
+  return out.join('/');
+}
+
 export function kustomizationPaths(dir: string): string[] {
   return KUSTOMIZATION_FILE_NAMES.map((name) => joinPath(dir, name));
 }

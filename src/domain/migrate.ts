@@ -6,13 +6,15 @@
 // Decisions, for the cases the design records leave open:
 // - Target per namespace: the existing konflux-ci.dev NudgeConfig (the one named `nudge-config`
 //   first, then the first by path); else the first v1beta2 NudgeConfig, converted in place (only
-//   its apiVersion changes); else a new file beside the namespace's first Component by path,
-//   added to that directory's kustomization `resources:` when there is one.
+//   its apiVersion changes); else a new file beside the kustomization that lists most of the
+//   namespace's Component files, and added to its `resources:` (so a GitOps sync applies it);
+//   without such a kustomization, beside the first Component by path (and listed in that
+//   directory's kustomization, if any).
 // - Merging only appends, sorted by (from, to): an existing entry is never edited, and a pair
 //   already present keeps its entry. When both a v1beta2 entry and build-nudges-ref name a pair,
 //   the v1beta2 entry wins, because its mode/gatingGroup is the explicit choice.
-// - Edges are copied even when lint would reject them (self-nudges, unknown or invalid names):
-//   silently dropping an edge is worse than an edge that `nudger lint` then reports.
+// - Edges are copied even when validation would reject them (self-nudges, unknown or invalid names):
+//   silently dropping an edge is worse than an edge that `nudger validate` then reports.
 // - A v1beta2 document merged into another NudgeConfig is removed from its file. If nothing else
 //   with content is left in that file, the file becomes an explained, empty `v1` List instead of
 //   an empty text: every tool that reads the file (kubectl, kustomize, Argo CD) accepts an empty
@@ -24,7 +26,14 @@
 //   what "no edge is lost" means; review the generated entries in such namespaces.
 import { Document, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { NUDGE_CONFIG_NAME } from './model.ts';
-import { classifyDocument, dirName, isKustomizationPath, joinPath, kustomizationPaths } from './migrate-classify.ts';
+import {
+  classifyDocument,
+  dirName,
+  isKustomizationPath,
+  joinPath,
+  kustomizationPaths,
+  normalizePath,
+} from './migrate-classify.ts';
 import { MigrationError } from './migrate-error.ts';
 import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
 import {
@@ -180,6 +189,11 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
   const documents = loaded.flatMap((file) => file.documents).sort(byPathThenIndex);
   const components = documents.filter((doc): doc is ComponentDoc => doc.role.kind === 'component');
   const nudgeConfigs = documents.filter((doc): doc is NudgeConfigDoc => doc.role.kind === 'nudge-config');
+  const kustomizations = documents.flatMap((doc) =>
+    doc.role.kind === 'kustomization' && Array.isArray(doc.role.resources)
+      ? [{ path: doc.path, resources: doc.role.resources.filter((r): r is string => typeof r === 'string') }]
+      : [],
+  );
 
   const plan = new Plan();
   const takenPaths = new Set(files.map((file) => file.path));
@@ -218,14 +232,21 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     if (target === undefined) {
       if (sourceEntries.size === 0) continue;
       const entries = [...sourceEntries.values()].sort(compareEntries);
+      // The new file must be built by whatever kustomization builds these Components, or a GitOps
+      // sync would drop every migrated edge: place it beside that kustomization and list it there.
+      const listing = kustomizationListing(
+        namespaceComponents.map((doc) => doc.path),
+        kustomizations,
+      );
       const firstComponent = namespaceComponents[0];
-      const dir = firstComponent === undefined ? '' : dirName(firstComponent.path);
+      const dir =
+        listing === undefined ? (firstComponent === undefined ? '' : dirName(firstComponent.path)) : dirName(listing);
       const fileName = chooseNewFileName(dir, newFileName, namespace, takenPaths);
       const path = joinPath(dir, fileName);
       takenPaths.add(path);
       newFiles.push({ path, before: undefined, after: renderNewNudgeConfig(namespace, entries) });
       summaries.push({ namespace, file: path, edges: entries.length });
-      const kustomization = kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
+      const kustomization = listing ?? kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
       if (kustomization !== undefined)
         resourcesToAdd.set(kustomization, [...(resourcesToAdd.get(kustomization) ?? []), fileName]);
       continue;
@@ -345,4 +366,23 @@ function migratedPlaceholder(format: 'yaml' | 'json', namespace: string, target:
     '# reads this file working; delete the file (and its kustomization entry) when convenient.\n' +
     'apiVersion: v1\nkind: List\nitems: []\n'
   );
+}
+
+/**
+ * The kustomization (by path) that lists the most of these Component files as resources, ties
+ * broken by path; undefined when none lists any.
+ */
+function kustomizationListing(
+  componentPaths: readonly string[],
+  kustomizations: readonly { path: string; resources: readonly string[] }[],
+): string | undefined {
+  const wanted = new Set(componentPaths.map(normalizePath));
+  let best: { path: string; count: number } | undefined;
+  for (const { path, resources } of kustomizations) {
+    const count = resources.filter((r) => wanted.has(normalizePath(joinPath(dirName(path), r)))).length;
+    if (count > 0 && (best === undefined || count > best.count || (count === best.count && path < best.path))) {
+      best = { path, count };
+    }
+  }
+  return best?.path;
 }

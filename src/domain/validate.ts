@@ -302,6 +302,18 @@ function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
   }
 }
 
+/**
+ * A message must stay readable even for a cycle through thousands of components; the full path is
+ * in the finding's `cycle` field.
+ */
+const MAX_CYCLE_STEPS_SHOWN = 20;
+
+function formatCyclePath(cycle: readonly string[]): string {
+  if (cycle.length <= MAX_CYCLE_STEPS_SHOWN + 1) return cycle.join(' -> ');
+  const hidden = cycle.length - 1 - MAX_CYCLE_STEPS_SHOWN;
+  return `${cycle.slice(0, MAX_CYCLE_STEPS_SHOWN).join(' -> ')} -> ... (${hidden} more) -> ${cycle[0] ?? ''}`;
+}
+
 function checkCycles(graph: NamespaceGraph, findings: Finding[]): void {
   // Self-loops are `self-nudge` findings already; leaving them out also lets a component that
   // nudges itself still show the larger cycle it is part of.
@@ -328,9 +340,10 @@ function checkCycles(graph: NamespaceGraph, findings: Finding[]): void {
     const [firstStep] = steps;
     /* node:coverage ignore next */
     if (firstStep === undefined) continue; // every step of a found cycle is a declared edge
-    const where = steps.map((e) => `${describeEdge(e)} at ${formatOrigin(e.origin)}`).join(', ');
+    const shown = steps.slice(0, MAX_CYCLE_STEPS_SHOWN).map((e) => `${describeEdge(e)} at ${formatOrigin(e.origin)}`);
+    if (steps.length > MAX_CYCLE_STEPS_SHOWN) shown.push(`${steps.length - MAX_CYCLE_STEPS_SHOWN} more`);
     findings.push({
-      ...edgeFinding('cycle', 'error', `cycle: ${cycle.join(' -> ')} (${where})`, firstStep),
+      ...edgeFinding('cycle', 'error', `cycle: ${formatCyclePath(cycle)} (${shown.join(', ')})`, firstStep),
       namespace: graph.namespace,
       cycle,
     });

@@ -1,6 +1,6 @@
 // Schema fragments shared by every nudger CRD. Each fragment is plain JSON Schema (TypeBox), so
 // the same object feeds the generated CRD, ajv at runtime and the TypeScript types.
-import Type, { type Static, type TSchema } from 'typebox';
+import Type, { type Static } from 'typebox';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../domain/names.ts';
 
 /** A Component name: Kubernetes requires DNS-1123 labels for the objects nudges point at. */
@@ -40,11 +40,3 @@ export const ObjectMeta = Type.Object(
   },
   { additionalProperties: true },
 );
-
-/** Conditions keyed by type, as `metav1.Condition` lists are declared upstream. */
-export function ConditionList(): TSchema {
-  return Type.Array(Condition, {
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-  });
-}

@@ -148,6 +148,21 @@ describe('nudger plan', () => {
     assert.match(text.stdout, /Total builds: 4 with one nudge per build \(ADR 29\), 3 with ChangeGroups \(1 saved\)/);
   });
 
+  it('expands globs and removes !exclusions in --changed', async () => {
+    const root = tree({
+      'nc.yaml': nudgeConfig([
+        ['op-a', 'bundle'],
+        ['op-b', 'bundle'],
+      ]),
+    });
+    const result = await runCli(['plan', root, '--changed', '*,!bundle', '--output', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual((JSON.parse(result.stdout) as { changed: string[] }).changed, ['op-a', 'op-b']);
+    const none = await runCli(['plan', root, '--changed', 'op-*,!op-*']);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /selects no component/);
+  });
+
   it('refuses to plan a graph with a cycle (exit 1) and an unknown name (exit 2)', async () => {
     const root = tree({
       'nc.yaml': nudgeConfig([

@@ -129,6 +129,23 @@ describe('planMigration: golden GitOps trees (exact text)', () => {
 });
 
 describe('planMigration: rules', () => {
+  it('puts the new NudgeConfig beside the kustomization that lists the Components, and lists it there', () => {
+    const kustomization = 'resources:\n  - ./apps/a.yaml\n  - apps/b.yaml\n';
+    const result = planMigration([
+      { path: 'tenant/kustomization.yaml', text: kustomization },
+      { path: 'tenant/apps/a.yaml', text: component('a', undefined, 'spec:\n  build-nudges-ref: [b]') },
+      { path: 'tenant/apps/b.yaml', text: component('b', undefined, 'spec:\n  application: x') },
+      { path: 'other/kustomization.yaml', text: 'resources:\n  - unrelated.yaml\n' },
+    ]);
+    assert.deepEqual(result.nudgeConfigs, [{ namespace: '', file: 'tenant/nudge-config.yaml', edges: 1 }]);
+    const listed = result.changes.find((c) => c.path === 'tenant/kustomization.yaml');
+    assert.equal(listed?.after, `${kustomization}  - nudge-config.yaml\n`);
+    assert.equal(
+      result.changes.some((c) => c.path === 'other/kustomization.yaml'),
+      false,
+    );
+  });
+
   it('leaves a tree without build-nudges-ref or v1beta2 NudgeConfig alone', () => {
     const result = planMigration([
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  application: x') },

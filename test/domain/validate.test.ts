@@ -262,6 +262,12 @@ describe('validateManifestSet', () => {
         ['too-many-edges', 'cycle'],
       );
       assert.equal(found[1]?.cycle?.length, 100_002);
+      const message = found[1].message;
+      assert.ok(message.length < 3000, `message of ${String(message.length)} characters`);
+      assert.match(
+        message,
+        /^cycle: c0 -> c1 -> .* -> c19 -> \.\.\. \(99981 more\) -> c0 \(c0 -> c1 at NudgeConfig ns\/nudge-config spec\.nudges\[0\], .*, 99981 more\)$/,
+      );
     });
   });
 

@@ -57,10 +57,13 @@ function pickNamespace(graphs: ReadonlyMap<string, NamespaceGraph>, options: Pla
   );
 }
 
-/** `--changed operand-*,bundle`: names, or globs with `*`, matched against the graph's nodes. */
+/**
+ * `--changed 'stellar-*,!stellar-operator-bundle'`: names, or globs with `*`, matched against the
+ * graph's nodes; a leading `!` removes what it matches from the selection.
+ */
 export function expandChanged(graph: NamespaceGraph, patterns: readonly string[]): string[] {
   const out = new Set<string>();
-  for (const pattern of patterns) {
+  for (const pattern of patterns.filter((p) => !p.startsWith('!'))) {
     if (!pattern.includes('*')) {
       if (!graph.nodes.includes(pattern)) {
         throw new UsageError(
@@ -70,15 +73,18 @@ export function expandChanged(graph: NamespaceGraph, patterns: readonly string[]
       out.add(pattern);
       continue;
     }
-    const regex = new RegExp(
-      `^${pattern
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    );
-    const matches = graph.nodes.filter((node) => regex.test(node));
+    const matches = graph.nodes.filter((node) => globMatches(pattern, node));
     if (matches.length === 0) throw new UsageError(`--changed pattern "${pattern}" matches no component`);
     for (const match of matches) out.add(match);
   }
+  for (const exclusion of patterns.filter((p) => p.startsWith('!'))) {
+    for (const name of [...out]) if (globMatches(exclusion.slice(1), name)) out.delete(name);
+  }
+  if (out.size === 0) throw new UsageError(`--changed ${patterns.join(',')} selects no component`);
   return [...out].sort();
+}
+
+function globMatches(pattern: string, name: string): boolean {
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`).test(name);
 }
