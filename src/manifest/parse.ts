@@ -10,6 +10,7 @@ import {
   type NudgeConfigObject,
   type NudgeEntry,
   type ObjectRef,
+  type SourceLocation,
 } from '../domain/model.ts';
 import { BUILD_NUDGES_REF, COMPONENT_API_VERSION, COMPONENT_KIND } from '../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../schema/nudgeconfig.ts';
@@ -17,6 +18,7 @@ import { UPSTREAM_NUDGE_CONFIG_API_VERSION } from '../schema/upstream-nudgeconfi
 import { validateComponentManifest, validateNudgeConfigManifest, type SchemaProblem } from '../schema/validator.ts';
 import { isRecord, objectsOf, type RawObject } from './objects.ts';
 import { parseDocuments } from './documents.ts';
+import type { FieldPath, SourceTree } from './source-tree.ts';
 
 /** One input: a path as the user named it (`-` for stdin) and its whole text. */
 export interface ManifestFile {
@@ -41,6 +43,57 @@ export function parseManifestSet(files: readonly ManifestFile[]): ManifestSet {
     }
   }
   return { components: reader.components, nudgeConfigs: reader.nudgeConfigs, issues: reader.issues };
+}
+
+/** An object that did not come from a file: an admission request's object, or one read from the API. */
+export interface InMemoryObject {
+  readonly value: unknown;
+  /** Stands where a file name would in locations, e.g. `admission request 3f2a…`. */
+  readonly origin: string;
+}
+
+/**
+ * The same reading as parseManifestSet for objects already decoded (no text, so no lines):
+ * findings then name the object and the field path instead of a line.
+ */
+export function manifestSetFromObjects(objects: readonly InMemoryObject[]): ManifestSet {
+  const reader = new ManifestReader();
+  for (const { value, origin } of objects) {
+    const tree = new LinelessTree({ file: origin }, value);
+    for (const raw of objectsOf({ file: origin, value, tree })) reader.read(raw);
+  }
+  return { components: reader.components, nudgeConfigs: reader.nudgeConfigs, issues: reader.issues };
+}
+
+/** A SourceTree without positions that mirrors the value's shape; every part is located at its origin. */
+class LinelessTree implements SourceTree {
+  readonly #location: SourceLocation;
+  readonly #value: unknown;
+  constructor(location: SourceLocation, value: unknown) {
+    this.#location = location;
+    this.#value = value;
+  }
+  location(): SourceLocation {
+    return this.#location;
+  }
+  isMapping(): boolean {
+    return isRecord(this.#value);
+  }
+  fieldLocation(): SourceLocation {
+    return this.#location;
+  }
+  child(path: FieldPath): SourceTree | undefined {
+    let value: unknown = this.#value;
+    for (const segment of path) {
+      if (Array.isArray(value) && typeof segment === 'number') value = value[segment];
+      else if (isRecord(value) && typeof segment === 'string' && Object.hasOwn(value, segment)) value = value[segment];
+      else return undefined;
+    }
+    return new LinelessTree(this.#location, value);
+  }
+  items(): readonly SourceTree[] {
+    return Array.isArray(this.#value) ? this.#value.map((item: unknown) => new LinelessTree(this.#location, item)) : [];
+  }
 }
 
 class ManifestReader {

@@ -1,0 +1,70 @@
+// ADR 67 "Stale Reference Handling": a NudgeConfig whose entries name Components that no longer
+// exist is reported through its `Valid` condition; entries are never deleted, so a Component that
+// is removed and re-created keeps its edges.
+import type { NudgeEntry } from './model.ts';
+
+export const VALID_CONDITION = 'Valid';
+export const REASON_ALL_COMPONENTS_EXIST = 'AllComponentsExist';
+export const REASON_STALE_REFERENCES = 'StaleReferences';
+
+export interface ValidCondition {
+  readonly type: typeof VALID_CONDITION;
+  readonly status: 'True' | 'False';
+  readonly reason: typeof REASON_ALL_COMPONENTS_EXIST | typeof REASON_STALE_REFERENCES;
+  readonly message: string;
+}
+
+export interface StaleReferenceReport {
+  /** Referenced names with no Component, sorted. */
+  readonly missing: readonly string[];
+  readonly condition: ValidCondition;
+}
+
+export function staleReferences(
+  entries: readonly Pick<NudgeEntry, 'from' | 'to'>[],
+  existingComponents: ReadonlySet<string>,
+): StaleReferenceReport {
+  const missing = new Set<string>();
+  for (const { from, to } of entries) {
+    if (!existingComponents.has(from)) missing.add(from);
+    if (!existingComponents.has(to)) missing.add(to);
+  }
+  const names = [...missing].sort();
+  if (names.length === 0) {
+    return {
+      missing: names,
+      condition: {
+        type: VALID_CONDITION,
+        status: 'True',
+        reason: REASON_ALL_COMPONENTS_EXIST,
+        message: 'All referenced components exist in namespace',
+      },
+    };
+  }
+  return {
+    missing: names,
+    condition: {
+      type: VALID_CONDITION,
+      status: 'False',
+      reason: REASON_STALE_REFERENCES,
+      message: `Components [${names.join(', ')}] referenced in nudges no longer exist`,
+    },
+  };
+}
+
+/** Kubernetes condition semantics: lastTransitionTime moves only when the status changes. */
+export function mergeCondition<C extends { type: string; status: string; reason: string; message: string }>(
+  existing: readonly (C & { lastTransitionTime?: string; observedGeneration?: number })[] | undefined,
+  next: C,
+  now: string,
+  observedGeneration: number | undefined,
+): (C & { lastTransitionTime: string; observedGeneration?: number })[] {
+  const others = (existing ?? []).filter((c) => c.type !== next.type);
+  const previous = (existing ?? []).find((c) => c.type === next.type);
+  const lastTransitionTime =
+    previous?.status === next.status && previous.lastTransitionTime !== undefined ? previous.lastTransitionTime : now;
+  return [
+    ...others.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime ?? now })),
+    { ...next, lastTransitionTime, ...(observedGeneration === undefined ? {} : { observedGeneration }) },
+  ];
+}

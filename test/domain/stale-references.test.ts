@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mergeCondition, staleReferences } from '../../src/domain/stale-references.ts';
+
+describe('stale references', () => {
+  it('is Valid when every referenced component exists', () => {
+    const report = staleReferences([{ from: 'a', to: 'b' }], new Set(['a', 'b', 'c']));
+    assert.deepEqual(report.missing, []);
+    assert.deepEqual(report.condition, {
+      type: 'Valid',
+      status: 'True',
+      reason: 'AllComponentsExist',
+      message: 'All referenced components exist in namespace',
+    });
+  });
+
+  it('lists every missing name once, sorted', () => {
+    const report = staleReferences(
+      [
+        { from: 'z', to: 'b' },
+        { from: 'a', to: 'z' },
+      ],
+      new Set(['b']),
+    );
+    assert.deepEqual(report.missing, ['a', 'z']);
+    assert.equal(report.condition.status, 'False');
+    assert.equal(report.condition.reason, 'StaleReferences');
+    assert.equal(report.condition.message, 'Components [a, z] referenced in nudges no longer exist');
+  });
+
+  it('moves lastTransitionTime only when the status changes', () => {
+    const valid = staleReferences([], new Set()).condition;
+    const first = mergeCondition(undefined, valid, 't1', 1);
+    assert.equal(first[0]?.lastTransitionTime, 't1');
+    const same = mergeCondition(first, { ...valid, message: 'other words' }, 't2', 2);
+    assert.equal(same[0]?.lastTransitionTime, 't1');
+    assert.equal(same[0]?.observedGeneration, 2);
+    const flipped = mergeCondition(same, staleReferences([{ from: 'a', to: 'b' }], new Set()).condition, 't3', 2);
+    assert.equal(flipped[0]?.lastTransitionTime, 't3');
+    assert.equal(flipped.length, 1);
+    const withOther = mergeCondition(
+      [{ type: 'Other', status: 'True', reason: 'R', message: '' }],
+      valid,
+      't4',
+      undefined,
+    );
+    assert.deepEqual(
+      withOther.map((c) => c.type),
+      ['Other', 'Valid'],
+    );
+  });
+});
