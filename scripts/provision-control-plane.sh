@@ -29,7 +29,8 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$SCRIPT_DIR/lib/control-plane-kubectl.sh"
 
 # Bump when the way the binaries are produced changes, so existing caches are rebuilt.
-RECIPE=1
+# 2: vendored reflect2 replaced by Debian's 1.0.2 (1.0.1 faults under Go >= 1.18 on custom resources)
+RECIPE=2
 
 verify=0
 rebuild=0

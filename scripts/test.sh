@@ -5,4 +5,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/node.sh"
 cd "$NUDGER_ROOT"
 echo "node $(node --version), npm $(npm --version)" >&2
+# Integration tests need etcd + kube-apiserver (docs/control-plane.md); a warm cache answers at once.
+# Assigned before the export so that set -e stops here when provisioning fails.
+KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(bash scripts/provision-control-plane.sh)}"
+export KUBEBUILDER_ASSETS
 npm test

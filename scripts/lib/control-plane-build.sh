@@ -7,7 +7,7 @@
 # Packages needed to fetch and compile. CGO is off, so no C compiler: only `make` from the
 # build-essential set. dpkg-dev provides dpkg-source, which `apt-get source` runs to unpack.
 # shellcheck disable=SC2034 # read by the entry script
-CONTROL_PLANE_APT_PACKAGES=(etcd-server golang-go rsync make dpkg-dev curl openssl)
+CONTROL_PLANE_APT_PACKAGES=(etcd-server golang-go golang-github-modern-go-reflect2-dev rsync make dpkg-dev curl openssl)
 # The file we own under sources.list.d; written only when no deb-src entry provides kubernetes.
 CONTROL_PLANE_DEB_SRC_FILE=/etc/apt/sources.list.d/nudger-deb-src.sources
 # Fallback suite for the source package if the configured suites lack it (bookworm ships
@@ -180,8 +180,24 @@ fetch_kubernetes_source() {
 CONTROL_PLANE_DEBIAN_GO_BIN=/usr/lib/go/bin
 debian_go_version() { "$CONTROL_PLANE_DEBIAN_GO_BIN/go" version | cut -d' ' -f3; }
 
+# Kubernetes 1.20 vendors github.com/modern-go/reflect2 v1.0.1, whose unsafe map iteration
+# faults ("fatal error: fault", SIGSEGV in json-iterator) under Go >= 1.18: the API server dies on
+# the first custom-resource write. v1.0.2 fixed exactly that and is API-compatible; Debian
+# packages its source, so the vendored copy is swapped for it before compiling.
+DEBIAN_REFLECT2_SRC=/usr/share/gocode/src/github.com/modern-go/reflect2
+replace_vendored_reflect2() {
+  local tree="$1" vendored="$1/vendor/github.com/modern-go/reflect2"
+  if [ ! -f "$DEBIAN_REFLECT2_SRC/reflect2.go" ] || [ ! -d "$vendored" ]; then
+    cp_log "cannot replace vendored reflect2 (missing $DEBIAN_REFLECT2_SRC or $vendored)"
+    return 1
+  fi
+  rsync -a --delete --exclude '*_test.go' --exclude 'go.mod' --exclude 'go.sum' "$DEBIAN_REFLECT2_SRC/" "$vendored/"
+  cp_log "vendored reflect2 replaced by Debian's $(dpkg-query -W -f='${Version}' golang-github-modern-go-reflect2-dev 2>/dev/null)"
+}
+
 build_kube_apiserver() {
   local tree="$1" build_dir="$2"
+  replace_vendored_reflect2 "$tree" || return 1
   mkdir -p "$tree/.go/src/k8s.io"
   [ -L "$tree/.go/src/k8s.io/kubernetes" ] || ln -s ../../.. "$tree/.go/src/k8s.io/kubernetes"
   local log="$CONTROL_PLANE_LOG_DIR/make.log" start=$SECONDS

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, isUserFacingError, oneLine } from './errors.ts';
+import type { ManagerCommandOptions } from './commands/manager.ts';
 import type { CliIo } from './io.ts';
 import { parseByteSize } from './load.ts';
 
@@ -111,7 +112,49 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
     });
 
+  program
+    .command('manager')
+    .description('run the controllers (on the elected leader) and the admission webhooks (on every replica)')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig file (default: in-cluster config, then $KUBECONFIG, then ~/.kube/config)',
+    )
+    .option('--namespace <namespace>', 'watch only this namespace (default: all namespaces)')
+    .option('--leader-elect', 'elect a leader through a coordination.k8s.io Lease before running controllers', false)
+    .option(
+      '--leader-election-namespace <namespace>',
+      'namespace of the leader-election Lease',
+      process.env.POD_NAMESPACE ?? 'nudger-system',
+    )
+    .option('--leader-election-id <name>', 'name of the leader-election Lease', 'nudger-manager-leader')
+    .addOption(portOption('--webhook-port <port>', 'admission webhook HTTPS port', 9443))
+    .option(
+      '--webhook-cert-dir <dir>',
+      'directory holding tls.crt and tls.key (reloaded on change)',
+      '/tmp/k8s-webhook-server/serving-certs',
+    )
+    .addOption(portOption('--metrics-port <port>', 'Prometheus /metrics port', 8080))
+    .addOption(portOption('--health-port <port>', '/healthz and /readyz port', 8081))
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .action(async (opts: ManagerCommandOptions) => {
+      const { managerCommand } = await import('./commands/manager.ts');
+      setExit(await managerCommand(opts, io));
+    });
+
   return program;
+}
+
+function portOption(flags: string, description: string, fallback: number): Option {
+  return new Option(flags, description).default(fallback).argParser((value: string) => {
+    const port = Number(value);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`${flags.split(' ')[0] ?? flags}: "${value}" is not a port number`);
+    return port;
+  });
 }
 
 function size(opts: { maxFileSize?: number }): { maxFileBytes?: number } {

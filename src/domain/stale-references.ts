@@ -52,13 +52,23 @@ export function staleReferences(
   };
 }
 
-/** Kubernetes condition semantics: lastTransitionTime moves only when the status changes. */
-export function mergeCondition<C extends { type: string; status: string; reason: string; message: string }>(
-  existing: readonly (C & { lastTransitionTime?: string; observedGeneration?: number })[] | undefined,
-  next: C,
+/** A `metav1.Condition` as stored, of any type. */
+export interface StoredCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime?: string;
+  readonly observedGeneration?: number;
+}
+
+/** Kubernetes condition semantics: `lastTransitionTime` moves only when the status changes. */
+export function mergeCondition(
+  existing: readonly StoredCondition[] | undefined,
+  next: Omit<StoredCondition, 'lastTransitionTime' | 'observedGeneration'>,
   now: string,
   observedGeneration: number | undefined,
-): (C & { lastTransitionTime: string; observedGeneration?: number })[] {
+): (StoredCondition & { lastTransitionTime: string })[] {
   const others = (existing ?? []).filter((c) => c.type !== next.type);
   const previous = (existing ?? []).find((c) => c.type === next.type);
   const lastTransitionTime =

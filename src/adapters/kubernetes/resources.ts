@@ -1,0 +1,46 @@
+// Coordinates of the resources the runtime and nudger's controllers use.
+import type { ResourceRef } from './types.ts';
+
+export const CONFIG_MAPS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+};
+export const NAMESPACES: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
+export const CORE_EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
+export const LEASES: ResourceRef = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+};
+export const COMPONENTS: ResourceRef = {
+  group: 'appstudio.redhat.com',
+  version: 'v1alpha1',
+  plural: 'components',
+  kind: 'Component',
+  namespaced: true,
+};
+export const NUDGE_CONFIGS: ResourceRef = {
+  group: 'konflux-ci.dev',
+  version: 'v1alpha1',
+  plural: 'nudgeconfigs',
+  kind: 'NudgeConfig',
+  namespaced: true,
+};
+export const PIPELINE_RUNS: ResourceRef = {
+  group: 'tekton.dev',
+  version: 'v1',
+  plural: 'pipelineruns',
+  kind: 'PipelineRun',
+  namespaced: true,
+};

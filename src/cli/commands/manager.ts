@@ -1,0 +1,60 @@
+// `nudger manager`: argument handling and process lifetime only; src/manager/manager.ts does the work.
+import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
+import { startManager } from '../../manager/manager.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { EXIT_OK } from '../errors.ts';
+import type { CliIo } from '../io.ts';
+
+export interface ManagerCommandOptions {
+  readonly kubeconfig?: string;
+  readonly namespace?: string;
+  readonly leaderElect: boolean;
+  readonly leaderElectionNamespace: string;
+  readonly leaderElectionId: string;
+  readonly webhookPort: number;
+  readonly webhookCertDir: string;
+  readonly metricsPort: number;
+  readonly healthPort: number;
+  readonly logLevel: string;
+  /** Ends the manager (tests); the process signals do the same for a real run. */
+  readonly signal?: AbortSignal;
+}
+
+export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
+  const logger = createLogger({ level: options.logLevel, destination: io.stderr });
+  const loaded = loadKubeConfig(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig });
+  logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
+  const manager = await startManager({
+    kubeConfig: loaded.kubeConfig,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    leaderElect: options.leaderElect,
+    leaderElectionNamespace: options.leaderElectionNamespace,
+    leaderElectionId: options.leaderElectionId,
+    webhookPort: options.webhookPort,
+    webhookCertDir: options.webhookCertDir,
+    metricsPort: options.metricsPort,
+    healthPort: options.healthPort,
+    logger,
+  });
+  logger.info(
+    {
+      identity: manager.identity,
+      webhookPort: manager.webhookPort,
+      healthPort: manager.healthPort,
+      metricsPort: manager.metricsPort,
+    },
+    'manager started',
+  );
+  const stop = (): void => {
+    logger.info('shutting down');
+    void manager.stop();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  await manager.done;
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  logger.info('manager stopped');
+  return EXIT_OK;
+}

@@ -1,0 +1,92 @@
+// ADR 67 "Stale Reference Handling": keeps each NudgeConfig's `Valid` condition true to the
+// Components that exist. Level-triggered: whatever woke it (a Component created or deleted, the
+// NudgeConfig edited, a resync), it recomputes from the caches and writes only on a difference, so
+// its own status writes cannot loop. It never edits spec: stale entries stay until a human acts.
+import type { ObjectClient } from '../adapters/kubernetes/client.ts';
+import { NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
+import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
+import { VALID_CONDITION, mergeCondition, staleReferences } from '../domain/stale-references.ts';
+import type { EventRecorder } from '../runtime/events.ts';
+import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
+import { updateStatus } from '../runtime/status.ts';
+import type { Store } from '../runtime/store.ts';
+import type { ComponentResource, NudgeConfigResource } from './nudgeconfig-objects.ts';
+import { nudgePairs } from './nudgeconfig-objects.ts';
+
+export interface StaleReferenceReconcilerOptions {
+  readonly client: ObjectClient;
+  readonly nudgeConfigs: Store<NudgeConfigResource>;
+  readonly components: Store<ComponentResource>;
+  readonly events?: EventRecorder;
+  readonly now?: () => Date;
+}
+
+const FIELD_MANAGER = 'nudger-stale-references';
+
+export class StaleReferenceReconciler implements Reconciler {
+  readonly name = 'nudgeconfig-stale-references';
+  readonly #options: StaleReferenceReconcilerOptions;
+
+  constructor(options: StaleReferenceReconcilerOptions) {
+    this.#options = options;
+  }
+
+  async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { nudgeConfigs, components, client, events } = this.#options;
+    const cached = nudgeConfigs.get(key.namespace, key.name);
+    if (cached === undefined) return undefined; // deleted: nothing to report on
+    const existing = new Set(
+      components.list(key.namespace).flatMap((c) => (c.metadata?.name === undefined ? [] : [c.metadata.name])),
+    );
+    const report = staleReferences(nudgePairs(cached), existing);
+    if (isUpToDate(cached, report.condition)) return undefined;
+
+    const now = (this.#options.now ?? (() => new Date()))().toISOString();
+    const outcome = { transitionedToStale: false };
+    const written = await updateStatus<NudgeConfigResource>(
+      client,
+      NUDGE_CONFIGS,
+      key,
+      (current) => {
+        // Recompute against the object just read: the cache may trail the server by an edit.
+        const fresh = staleReferences(nudgePairs(current), existing);
+        if (isUpToDate(current, fresh.condition)) return undefined;
+        const previous = current.status?.conditions?.find((c) => c.type === VALID_CONDITION);
+        outcome.transitionedToStale = fresh.condition.status === 'False' && previous?.status !== 'False';
+        const generation = current.metadata?.generation;
+        current.status = {
+          ...current.status,
+          conditions: mergeCondition(current.status?.conditions, fresh.condition, now, generation),
+          lastValidationTime: now,
+          ...(generation === undefined ? {} : { observedGeneration: generation }),
+        };
+        return current;
+      },
+      { signal, fieldManager: FIELD_MANAGER },
+    );
+    if (written !== undefined && outcome.transitionedToStale && events !== undefined) {
+      events.event(written, 'Warning', 'StaleReferences', report.condition.message);
+    }
+    return undefined;
+  }
+}
+
+function isUpToDate(
+  config: NudgeConfigResource,
+  condition: { status: string; reason: string; message: string },
+): boolean {
+  const current = config.status?.conditions?.find((c) => c.type === VALID_CONDITION);
+  return (
+    current?.status === condition.status &&
+    current.reason === condition.reason &&
+    current.message === condition.message &&
+    config.status?.observedGeneration === config.metadata?.generation &&
+    config.status?.lastValidationTime !== undefined
+  );
+}
+
+/** A Component appearing or disappearing matters to its namespace's singleton NudgeConfig. */
+export function nudgeConfigOfComponent(component: ComponentResource): readonly ObjectKey[] {
+  const namespace = component.metadata?.namespace;
+  return namespace === undefined ? [] : [{ namespace, name: NUDGE_CONFIG_NAME }];
+}

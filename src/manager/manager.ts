@@ -1,0 +1,184 @@
+// `nudger manager`: the long-running process. Every replica serves the admission webhooks (they
+// need the Component cache, so every replica runs the informers); only the elected leader runs the
+// controllers. Losing leadership ends the process, as controller-runtime does: a fresh start is
+// the simplest way to be sure no controller of the old term is still writing.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../adapters/kubernetes/client.ts';
+import { KubeLeaseLock } from '../adapters/kubernetes/lease-lock.ts';
+import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
+import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import type { ComponentResource, NudgeConfigResource } from '../controllers/nudgeconfig-objects.ts';
+import { StaleReferenceReconciler, nudgeConfigOfComponent } from '../controllers/stale-references.ts';
+import { Controller, generationChanged } from '../runtime/controller.ts';
+import { EventRecorder } from '../runtime/events.ts';
+import { HealthServer } from '../runtime/health-server.ts';
+import { Informer } from '../runtime/informer.ts';
+import { LeaderElector } from '../runtime/leader-election.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { createRegistry } from '../runtime/metrics.ts';
+import { CachedComponentLookup } from '../webhooks/component-lookup.ts';
+import { nudgeConfigValidator } from '../webhooks/nudgeconfig.ts';
+import { NUDGECONFIG_VALIDATING_PATH } from '../webhooks/paths.ts';
+import { WebhookServer } from '../webhooks/server.ts';
+
+export interface ManagerOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Watch one namespace; undefined watches all. */
+  readonly namespace?: string;
+  readonly leaderElect: boolean;
+  readonly leaderElectionNamespace: string;
+  readonly leaderElectionId: string;
+  readonly webhookPort: number;
+  readonly webhookHost?: string;
+  readonly webhookCertDir: string;
+  readonly metricsPort: number;
+  readonly healthPort: number;
+  readonly healthHost?: string;
+  /** A watch down for longer than this makes the replica unready. */
+  readonly watchDownThresholdMs?: number;
+  /** Lease timings; the defaults are controller-runtime's 15 s / 10 s / 2 s. */
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly retryPeriodMs?: number;
+  readonly logger: Logger;
+}
+
+export interface RunningManager {
+  readonly webhookPort: number;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  readonly identity: string;
+  /** Resolves when the manager has stopped: after `stop()`, or when leadership was lost. */
+  readonly done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_WATCH_DOWN_THRESHOLD_MS = 60_000;
+
+export async function startManager(options: ManagerOptions): Promise<RunningManager> {
+  const { logger } = options;
+  const registry = createRegistry();
+  const client = new KubeClient(options.kubeConfig, { userAgent: 'nudger-manager' });
+  const identity = `${process.env.POD_NAME ?? hostname()}_${randomBytes(4).toString('hex')}`;
+  const scope = options.namespace === undefined ? {} : { namespace: options.namespace };
+
+  const components = new Informer<ComponentResource>({
+    source: new KubeListWatchSource(client.http, COMPONENTS, scope),
+    registry,
+    logger,
+  });
+  const nudgeConfigs = new Informer<NudgeConfigResource>({
+    source: new KubeListWatchSource(client.http, NUDGE_CONFIGS, scope),
+    registry,
+    logger,
+  });
+  const informers: Informer<KubeObject>[] = [components, nudgeConfigs];
+
+  const webhook = new WebhookServer({
+    port: options.webhookPort,
+    ...(options.webhookHost === undefined ? {} : { host: options.webhookHost }),
+    certDir: options.webhookCertDir,
+    handlers: new Map([
+      [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(new CachedComponentLookup(components.store, client))],
+    ]),
+    registry,
+    logger,
+  });
+
+  const health = new HealthServer({ port: options.healthPort, registry, ...hostOf(options) });
+  const threshold = options.watchDownThresholdMs ?? DEFAULT_WATCH_DOWN_THRESHOLD_MS;
+  health.addReadinessCheck('informers-synced', () =>
+    informers.every((i) => i.hasSynced()) ? true : 'informer caches have not synced yet',
+  );
+  health.addReadinessCheck('watches', () => {
+    const down = informers
+      .map((i) => i.health())
+      .find((h) => h.downSinceMs !== undefined && Date.now() - h.downSinceMs > threshold);
+    return down === undefined ? true : `a watch has been down for more than ${String(threshold / 1000)} s`;
+  });
+  health.addReadinessCheck('webhook', () => (webhook.ready ? true : 'webhook server is not serving'));
+  const metrics =
+    options.metricsPort === options.healthPort
+      ? undefined
+      : new HealthServer({ port: options.metricsPort, registry, ...hostOf(options) });
+
+  const stopping = new AbortController();
+  const informerRuns = informers.map((informer) => informer.run(stopping.signal));
+  const { port: webhookPort } = await webhook.start();
+  const { port: healthPort } = await health.start();
+  const metricsPort = metrics === undefined ? healthPort : (await metrics.start()).port;
+
+  const events = new EventRecorder({ client, component: 'nudger-manager', instance: identity, logger });
+  const runControllers = async (leading: AbortSignal): Promise<void> => {
+    const staleReferences = new Controller({
+      reconciler: new StaleReferenceReconciler({
+        client,
+        nudgeConfigs: nudgeConfigs.store,
+        components: components.store,
+        events,
+      }),
+      registry,
+      logger,
+    });
+    staleReferences.watch(nudgeConfigs, { updatePredicate: generationChanged });
+    // A Component's edits never change which names exist; only its creation and deletion matter.
+    staleReferences.watch(components, { map: nudgeConfigOfComponent, updatePredicate: () => false });
+    await staleReferences.start(leading);
+  };
+
+  const leadership = options.leaderElect
+    ? new LeaderElector({
+        lock: new KubeLeaseLock(client, options.leaderElectionNamespace, options.leaderElectionId),
+        identity,
+        registry,
+        logger,
+        ...(options.leaseDurationMs === undefined ? {} : { leaseDurationMs: options.leaseDurationMs }),
+        ...(options.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.renewDeadlineMs }),
+        ...(options.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.retryPeriodMs }),
+      }).run(stopping.signal, {
+        onStartedLeading: (leading) => {
+          logger.info({ identity }, 'became leader; starting controllers');
+          return runControllers(leading);
+        },
+        onStoppedLeading: () => {
+          logger.info({ identity }, 'stopped leading');
+        },
+        onNewLeader: (leader) => {
+          logger.info({ leader }, 'leader observed');
+        },
+      })
+    : runControllers(stopping.signal);
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      stopping.abort();
+      await leadership.catch((error: unknown) => {
+        logger.error({ err: error }, 'controllers ended with an error');
+      });
+      await webhook.stop();
+      await Promise.allSettled(informerRuns);
+      await events.flush();
+      await health.stop();
+      await metrics?.stop();
+      client.close();
+    })();
+    return stopped;
+  };
+  // Leadership ends only on stop or on loss; on loss the manager shuts down so the process exits.
+  const done = leadership.then(
+    () => stop(),
+    (error: unknown) => {
+      logger.error({ err: error }, 'manager failed');
+      return stop();
+    },
+  );
+  return { webhookPort, healthPort, metricsPort, identity, done, stop };
+}
+
+function hostOf(options: ManagerOptions): { host?: string } {
+  return options.healthHost === undefined ? {} : { host: options.healthHost };
+}
