@@ -4,10 +4,10 @@
 //
 // What the API server sees:
 // - a decision: HTTP 200 with an AdmissionReview in the request's own version;
-// - a handler that throws: HTTP 200, allowed:false, code 500 and a generic message naming the
+// - a handler that throws: HTTP 500 with a metav1.Status body and a generic message naming the
 //   request uid (details go to the log only);
-// - a handler that overruns `handlerTimeoutMs`: HTTP 504 with a metav1.Status body. That is a
-//   webhook *call* failure, so the webhook configuration's failurePolicy decides: `Fail` (what the
+// - a handler that overruns `handlerTimeoutMs`: HTTP 504 with a metav1.Status body. Both are
+//   webhook *call* failures, so the webhook configuration's failurePolicy decides: `Fail` (what the
 //   validating webhooks use) rejects the request, `Ignore` (the mutating one) admits it unchanged.
 //   An allowed:false answer would instead reject even where the configuration says to fail open;
 // - a request that is not an AdmissionReview this server can answer: HTTP 4xx with a metav1.Status
@@ -64,7 +64,7 @@ const DEFAULT_STOP_GRACE_MS = 10_000;
 /** What one request came to; the server logs and counts it, the benchmark times it. */
 export type AdmissionOutcome =
   | { kind: 'decided'; status: 200; body: string; review: AdmissionReview; decision: AdmissionDecision }
-  | { kind: 'handler-error'; status: 200; body: string; review: AdmissionReview; error: unknown }
+  | { kind: 'handler-error'; status: 500; body: string; review: AdmissionReview; error: unknown }
   | { kind: 'timeout'; status: 504; body: string; review: AdmissionReview }
   | { kind: 'bad-request'; status: 400; body: string; problem: string };
 
@@ -105,14 +105,11 @@ export async function answerAdmission(
     const body = JSON.stringify(admissionResponse(apiVersion, request.uid, decision));
     return { kind: 'decided', status: 200, body, review, decision };
   } catch (error) {
-    const denial: AdmissionDecision = {
-      allowed: false,
-      code: 500,
-      reason: 'InternalError',
-      message: `internal error in the admission webhook; the webhook log has the details under request uid ${request.uid}`,
-    };
-    const body = JSON.stringify(admissionResponse(apiVersion, request.uid, denial));
-    return { kind: 'handler-error', status: 200, body, review, error };
+    // A call failure, not a decision: the API server then applies the webhook's failurePolicy, so a
+    // validating webhook (Fail) still refuses while a mutating one (Ignore) never blocks a build
+    // because of a nudger fault (DECISIONS D2). An allowed:false answer would bypass that policy.
+    const message = `internal error in the admission webhook; the webhook log has the details under request uid ${request.uid}`;
+    return { kind: 'handler-error', status: 500, body: statusBody(500, 'InternalError', message), review, error };
   }
 }
 

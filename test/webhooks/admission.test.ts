@@ -150,6 +150,13 @@ describe('answerAdmission', () => {
       timeoutMs: 1000,
     });
     assert.equal(outcome.kind, 'handler-error');
-    assert.equal((JSON.parse(outcome.body) as { response: { status: { code: number } } }).response.status.code, 500);
+    assert.equal(outcome.status, 500);
+    assert.deepEqual(
+      [
+        (JSON.parse(outcome.body) as { kind: string; code: number }).kind,
+        (JSON.parse(outcome.body) as { code: number }).code,
+      ],
+      ['Status', 500],
+    );
   });
 });
