@@ -18,7 +18,9 @@ import {
   seededRandom,
   writeGitopsTree,
 } from './generate.ts';
+import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
+import { benchWebhook } from './webhook.ts';
 
 const root = join(import.meta.dirname, '..');
 const tmp = join(root, '.bench-tmp');
@@ -171,3 +173,5 @@ benchParsers();
 benchValidate5000();
 await benchValidateTree();
 await benchPlan10000();
+await benchWebhook();
+console.log(formatInformerMemory(await benchInformerMemory()));

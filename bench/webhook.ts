@@ -4,6 +4,7 @@
 //
 // Each server runs alone in a worker thread while autocannon drives it from the main thread, so
 // server and client have an event loop each. Run alone with `node bench/webhook.ts`.
+import { nudgeConfigValidator } from '../src/webhooks/nudgeconfig.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, createServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import autocannon from 'autocannon';
 import { createLogger } from '../src/runtime/logger.ts';
 import { createRegistry } from '../src/runtime/metrics.ts';
-import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from '../src/webhooks/admission.ts';
+import type { AdmissionHandler } from '../src/webhooks/admission.ts';
 import { WebhookServer, answerAdmission } from '../src/webhooks/server.ts';
 import { selfSignedCertificate } from '../test/webhooks/tls-fixture.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
@@ -33,36 +34,12 @@ const ROUND_SECONDS = 5;
 const PACED_RATE_PER_SECOND = 1_000;
 
 /**
- * The handler under test: parses and checks the NudgeConfig the way a validating handler does.
- * Stand-in until the NudgeConfig webhook handler exists; swap it in here.
+ * The handler under test: the real NudgeConfig validator (schema, every ADR 67 rule, cycles), with
+ * the Component lookup answered from memory as the informer cache answers it in production.
  */
-export const benchHandler: AdmissionHandler = (request: AdmissionRequest): AdmissionDecision => {
-  const object = request.object as { metadata?: { name?: unknown }; spec?: { nudges?: unknown } } | undefined;
-  if (object?.metadata?.name !== 'nudge-config')
-    return { allowed: false, message: 'metadata.name must be nudge-config' };
-  const nudges = object.spec?.nudges;
-  if (!Array.isArray(nudges))
-    return { allowed: false, code: 422, reason: 'Invalid', message: 'spec.nudges: must be a list' };
-  const seen = new Set<string>();
-  for (const [index, entry] of (nudges as unknown[]).entries()) {
-    const { from, to } = (entry ?? {}) as { from?: unknown; to?: unknown };
-    if (typeof from !== 'string' || typeof to !== 'string') {
-      return {
-        allowed: false,
-        code: 422,
-        reason: 'Invalid',
-        message: `spec.nudges[${String(index)}]: from and to are required`,
-      };
-    }
-    if (from === to)
-      return { allowed: false, code: 422, reason: 'Invalid', message: `spec.nudges[${String(index)}]: self-nudge` };
-    const key = `${from}\u0000${to}`;
-    if (seen.has(key))
-      return { allowed: false, code: 422, reason: 'Invalid', message: `spec.nudges[${String(index)}]: duplicate` };
-    seen.add(key);
-  }
-  return { allowed: true };
-};
+export const benchHandler: AdmissionHandler = nudgeConfigValidator({
+  missing: () => Promise.resolve(new Set<string>()),
+});
 
 /** A CREATE of a 20-edge NudgeConfig with managedFields, about 4 KB like a real request. */
 export function benchReviewBody(): Buffer {

@@ -99,18 +99,57 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   program
     .command('migrate')
     .description(
-      'move build-nudges-ref (and upstream v1beta2 NudgeConfigs) into nudge-config; a dry run unless --write',
+      'move build-nudges-ref (and upstream v1beta2 NudgeConfigs) into nudge-config: in a GitOps tree (a dry run unless --write), or with --cluster on a live cluster (a dry run unless --apply)',
     )
     .argument('[paths...]', 'files or directories of a GitOps repository', [])
     .option('-w, --write', 'rewrite the files (atomically); without it, print a unified diff', false)
+    .option('--cluster', 'migrate the Components of a live cluster instead of files', false)
+    .option('--apply', 'with --cluster: create or merge the NudgeConfigs; without it, print what would change', false)
+    .option('--kubeconfig <path>', 'with --cluster: kubeconfig file (default: in-cluster, then $KUBECONFIG)')
+    .option('-n, --namespace <namespace>', 'with --cluster: only this namespace')
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
-    .action(async (paths: string[], opts: { write: boolean; output: 'text' | 'json'; maxFileSize?: number }) => {
-      if (paths.includes('-'))
-        throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
-      const { migrateCommand } = await import('./commands/migrate.ts');
-      setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
-    });
+    .action(
+      async (
+        paths: string[],
+        opts: {
+          write: boolean;
+          cluster: boolean;
+          apply: boolean;
+          kubeconfig?: string;
+          namespace?: string;
+          output: 'text' | 'json';
+          maxFileSize?: number;
+        },
+      ) => {
+        if (opts.cluster) {
+          if (paths.length > 0 || opts.write)
+            throw new UsageError('--cluster reads the cluster: it takes no paths and no --write (use --apply)');
+          const { clusterMigrateCommand } = await import('./commands/migrate-cluster.ts');
+          setExit(
+            await clusterMigrateCommand(
+              {
+                apply: opts.apply,
+                output: opts.output,
+                ...ns(opts),
+                ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
+              },
+              io,
+            ),
+          );
+          return;
+        }
+        if (opts.apply || opts.kubeconfig !== undefined || opts.namespace !== undefined) {
+          throw new UsageError(
+            '--apply, --kubeconfig and --namespace go with --cluster; files are rewritten with --write',
+          );
+        }
+        if (paths.includes('-'))
+          throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
+        const { migrateCommand } = await import('./commands/migrate.ts');
+        setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
+      },
+    );
 
   program
     .command('manager')

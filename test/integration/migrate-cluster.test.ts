@@ -1,0 +1,120 @@
+// ADR 67's cluster migration against a real kube-apiserver: dry run, apply, merge, idempotency.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
+import { isNotFound } from '../../src/adapters/kubernetes/errors.ts';
+import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
+import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import { runCli } from '../cli/run-cli.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
+
+let plane: ControlPlane;
+let client: KubeClient;
+
+const component = (namespace: string, name: string, nudges: string[] = []): KubeObject =>
+  ({
+    apiVersion: 'appstudio.redhat.com/v1alpha1',
+    kind: 'Component',
+    metadata: { name, namespace },
+    spec: {
+      componentName: name,
+      application: 'app',
+      source: { git: { url: `https://example.com/${name}` } },
+      ...(nudges.length > 0 ? { 'build-nudges-ref': nudges } : {}),
+    },
+  }) as KubeObject;
+
+const migrate = (...args: string[]) =>
+  runCli(['migrate', '--cluster', '--kubeconfig', plane.kubeconfigPath, '--output', 'json', ...args]);
+
+async function entriesOf(namespace: string): Promise<unknown[] | undefined> {
+  try {
+    const config = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, namespace, 'nudge-config');
+    return config.spec?.nudges as unknown[];
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+before(async () => {
+  plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, ...NUDGER_CRDS] });
+  client = new KubeClient(plane.kubeConfig);
+  for (const ns of ['ops', 'shop', 'loop'])
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const c of [
+    component('ops', 'op-a', ['bundle']),
+    component('ops', 'op-b', ['bundle']),
+    component('ops', 'bundle'),
+    component('shop', 'base', ['api', 'worker']),
+    component('shop', 'api'),
+    component('shop', 'worker'),
+    component('loop', 'x', ['y']),
+    component('loop', 'y', ['x']),
+  ]) {
+    await client.create(COMPONENTS, c);
+  }
+  // shop already has a NudgeConfig with an edge switched to validated: the migration must keep it.
+  await client.create(NUDGE_CONFIGS, {
+    apiVersion: 'konflux-ci.dev/v1alpha1',
+    kind: 'NudgeConfig',
+    metadata: { name: 'nudge-config', namespace: 'shop' },
+    spec: { nudges: [{ from: 'base', to: 'api', mode: 'validated', gatingGroup: 'shop-group' }] },
+  } as KubeObject);
+});
+
+after(async () => {
+  client.close();
+  await plane.close();
+});
+
+describe('nudger migrate --cluster', () => {
+  it('reports what it would do without writing anything, and refuses a graph with a cycle', async () => {
+    const result = await migrate();
+    assert.equal(result.code, 1, result.stderr); // the `loop` namespace has a cycle
+    const report = JSON.parse(result.stdout) as {
+      applied: boolean;
+      namespaces: { namespace: string; action: string; added: unknown[]; problems: string[] }[];
+    };
+    assert.equal(report.applied, false);
+    assert.deepEqual(
+      report.namespaces.map((n) => [n.namespace, n.action, n.added.length]),
+      [
+        ['loop', 'invalid', 2],
+        ['ops', 'create', 2],
+        ['shop', 'merge', 1],
+      ],
+    );
+    assert.match(report.namespaces[0]?.problems.join('\n') ?? '', /cycle: x -> y -> x/);
+    assert.equal(await entriesOf('ops'), undefined);
+  });
+
+  it('applies: creates and merges nudge-config, keeping existing entries, and a second run changes nothing', async () => {
+    const applied = await migrate('--apply');
+    assert.equal(applied.code, 1, applied.stderr);
+    assert.deepEqual(await entriesOf('ops'), [
+      { from: 'op-a', to: 'bundle', mode: 'immediate' },
+      { from: 'op-b', to: 'bundle', mode: 'immediate' },
+    ]);
+    assert.deepEqual(await entriesOf('shop'), [
+      { from: 'base', to: 'api', mode: 'validated', gatingGroup: 'shop-group' },
+      { from: 'base', to: 'worker', mode: 'immediate' },
+    ]);
+    assert.equal(await entriesOf('loop'), undefined);
+
+    const again = await migrate('--apply', '--namespace', 'ops');
+    assert.equal(again.code, 0, again.stderr);
+    const report = JSON.parse(again.stdout) as { edges: number; namespaces: { action: string }[] };
+    assert.equal(report.edges, 0);
+    assert.deepEqual(
+      report.namespaces.map((n) => n.action),
+      ['unchanged'],
+    );
+  });
+
+  it('rejects --cluster with paths or --write as a usage error', async () => {
+    assert.equal((await runCli(['migrate', '--cluster', 'some/dir'])).code, 2);
+    assert.equal((await runCli(['migrate', '--apply', 'some/dir'])).code, 2);
+  });
+});
