@@ -166,6 +166,23 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       process.env.POD_NAMESPACE ?? 'nudger-system',
     )
     .option('--leader-election-id <name>', 'name of the leader-election Lease', 'nudger-manager-leader')
+    .addOption(
+      durationOption('--leader-elect-lease-duration <duration>', 'how long a Lease is valid without renewal', 15_000),
+    )
+    .addOption(
+      durationOption(
+        '--leader-elect-renew-deadline <duration>',
+        'how long the leader keeps trying to renew before stepping down',
+        10_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--leader-elect-retry-period <duration>',
+        'how often candidates and the leader act on the Lease',
+        2_000,
+      ),
+    )
     .addOption(portOption('--webhook-port <port>', 'admission webhook HTTPS port', 9443))
     .option(
       '--webhook-cert-dir <dir>',
@@ -185,6 +202,19 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     });
 
   return program;
+}
+
+/** `15s`, `500ms`, `2m`: a duration in milliseconds. */
+function durationOption(flags: string, description: string, fallbackMs: number): Option {
+  return new Option(flags, description)
+    .default(fallbackMs, `${String(fallbackMs / 1000)}s`)
+    .argParser((value: string) => {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value.trim());
+      if (match === null)
+        throw new UsageError(`${flags.split(' ')[0] ?? flags}: "${value}" is not a duration (e.g. 15s, 500ms)`);
+      const scale = { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+      return Math.round(Number(match[1]) * scale);
+    });
 }
 
 function portOption(flags: string, description: string, fallback: number): Option {

@@ -122,7 +122,12 @@ describe('local control plane (etcd + kube-apiserver v1.20)', () => {
         apiVersion: 'appstudio.redhat.com/v1alpha1',
         kind: 'Component',
         metadata: { name: 'api' },
-        spec: { componentName: 'api', application: 'shop', 'build-nudges-ref': ['web'] },
+        spec: {
+          componentName: 'api',
+          application: 'shop',
+          source: { git: { url: 'https://git.example.com/shop/api' } },
+          'build-nudges-ref': ['web'],
+        },
       },
     });
     const nudge = (nudges: { from: string; to: string }[]) => ({
@@ -135,18 +140,22 @@ describe('local control plane (etcd + kube-apiserver v1.20)', () => {
       ...NUDGE,
       namespace: NS,
       body: nudge([{ from: 'api', to: 'web' }]),
-    })) as { spec: { nudges: { mode?: string }[] } };
+    })) as { metadata: { resourceVersion: string }; spec: { nudges: { mode?: string }[] } };
     assert.equal(created.spec.nudges[0]?.mode, 'immediate', 'the structural default was applied');
+    const { resourceVersion } = created.metadata;
 
     const duplicate = await refused(
       custom.replaceNamespacedCustomObject({
         ...NUDGE,
         namespace: NS,
         name: 'nudge-config',
-        body: nudge([
-          { from: 'api', to: 'web' },
-          { from: 'api', to: 'web' },
-        ]),
+        body: {
+          ...nudge([
+            { from: 'api', to: 'web' },
+            { from: 'api', to: 'web' },
+          ]),
+          metadata: { name: 'nudge-config', namespace: NS, resourceVersion },
+        },
       }),
     );
     assert.equal(duplicate.code, 422);
@@ -236,7 +245,8 @@ describe('local control plane (etcd + kube-apiserver v1.20)', () => {
           request: { uid: string; operation: string; namespace: string; name: string };
         };
         const { uid, name, namespace, operation } = review.request;
-        seen.push(`${req.url ?? ''} ${operation} ${namespace}/${name}`);
+        // The apiserver appends ?timeout=10s to the registered URL.
+        seen.push(`${new URL(req.url ?? '/', 'https://webhook').pathname} ${operation} ${namespace}/${name}`);
         const allowed = name !== 'deny-me';
         res.setHeader('content-type', 'application/json');
         res.end(

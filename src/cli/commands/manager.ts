@@ -11,6 +11,9 @@ export interface ManagerCommandOptions {
   readonly leaderElect: boolean;
   readonly leaderElectionNamespace: string;
   readonly leaderElectionId: string;
+  readonly leaderElectLeaseDuration: number;
+  readonly leaderElectRenewDeadline: number;
+  readonly leaderElectRetryPeriod: number;
   readonly webhookPort: number;
   readonly webhookCertDir: string;
   readonly metricsPort: number;
@@ -30,6 +33,9 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
     leaderElect: options.leaderElect,
     leaderElectionNamespace: options.leaderElectionNamespace,
     leaderElectionId: options.leaderElectionId,
+    leaseDurationMs: options.leaderElectLeaseDuration,
+    renewDeadlineMs: options.leaderElectRenewDeadline,
+    retryPeriodMs: options.leaderElectRetryPeriod,
     webhookPort: options.webhookPort,
     webhookCertDir: options.webhookCertDir,
     metricsPort: options.metricsPort,
