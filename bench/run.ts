@@ -19,6 +19,7 @@ import {
   writeGitopsTree,
 } from './generate.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
+import { benchStaleReferences } from './stale-references.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 import { benchWebhook } from './webhook.ts';
 
@@ -175,3 +176,4 @@ await benchValidateTree();
 await benchPlan10000();
 await benchWebhook();
 console.log(formatInformerMemory(await benchInformerMemory()));
+console.log(await benchStaleReferences());

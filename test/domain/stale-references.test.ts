@@ -33,8 +33,10 @@ describe('stale references', () => {
     const first = mergeCondition(undefined, valid, 't1', 1);
     assert.equal(first[0]?.lastTransitionTime, 't1');
     const same = mergeCondition(first, { ...valid, message: 'other words' }, 't2', 2);
-    assert.equal(same[0]?.lastTransitionTime, 't1');
-    assert.equal(same[0]?.observedGeneration, 2);
+    const [sameValid] = same;
+    assert.ok(sameValid);
+    assert.equal(sameValid.lastTransitionTime, 't1');
+    assert.equal(sameValid.observedGeneration, 2);
     const flipped = mergeCondition(same, staleReferences([{ from: 'a', to: 'b' }], new Set()).condition, 't3', 2);
     assert.equal(flipped[0]?.lastTransitionTime, 't3');
     assert.equal(flipped.length, 1);
