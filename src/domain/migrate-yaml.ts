@@ -19,32 +19,13 @@ import {
   isScalar,
   isSeq,
   type Node,
-  type Tags,
   type ToStringOptions,
 } from 'yaml';
 import { MigrationError } from './migrate-error.ts';
+import { KUBECTL_YAML_OPTIONS } from './kubectl-yaml.ts';
 import { BUILD_NUDGES_REF, type DocOp, type Locator, type MigrationEntry } from './migrate-model.ts';
 
 type ParsedDocument = Document.Parsed;
-
-const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp';
-
-/**
- * Read values as kubectl does, the same way src/manifest/yaml-source.ts does (repeated here because
- * the domain must not depend on the manifest layer): YAML 1.1, so `on`/`no` are booleans and `0755`
- * is octal, but timestamps and base-60 numbers stay strings. A `%YAML 1.2` directive still wins.
- */
-const PARSE_OPTIONS = {
-  version: '1.1',
-  prettyErrors: false,
-  uniqueKeys: true,
-  customTags: (tags: Tags): Tags => tags.filter((tag) => !isKubectlStringType(tag)),
-} as const;
-
-function isKubectlStringType(tag: Tags[number]): boolean {
-  if (typeof tag === 'string') return tag === 'timestamp' || tag === 'intTime' || tag === 'floatTime';
-  return tag.tag === TIMESTAMP_TAG || tag.format === 'TIME';
-}
 
 export interface YamlSource {
   readonly path: string;
@@ -55,7 +36,7 @@ export interface YamlSource {
 
 export function parseYamlSource(path: string, text: string): YamlSource {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const parsed = parseAllDocuments(text, { ...KUBECTL_YAML_OPTIONS, lineCounter });
   const documents = Array.isArray(parsed) ? parsed : [];
   for (const doc of documents) {
     const error = doc.errors[0];
@@ -157,7 +138,7 @@ export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<
 // A last guard against a splice gone wrong: the whole new file must hold exactly the documents
 // planned, in order.
 function assertFileMeans(path: string, text: string, expected: readonly string[]): void {
-  const parsed = parseAllDocuments(text, PARSE_OPTIONS);
+  const parsed = parseAllDocuments(text, KUBECTL_YAML_OPTIONS);
   const documents = Array.isArray(parsed) ? parsed : [];
   const actual = documents.map((doc) => (doc.errors.length > 0 ? '<error>' : JSON.stringify(yamlDocumentValue(doc))));
   if (actual.length !== expected.length || actual.some((value, i) => value !== expected[i])) {
@@ -232,7 +213,7 @@ function hasBuildNudgesRef(value: unknown): boolean {
 }
 
 function segmentMeans(text: string, expected: string): boolean {
-  const parsed = parseAllDocuments(text, PARSE_OPTIONS);
+  const parsed = parseAllDocuments(text, KUBECTL_YAML_OPTIONS);
   if (!Array.isArray(parsed) || parsed.length !== 1) return false;
   const doc = parsed[0];
   return doc?.errors.length === 0 && JSON.stringify(yamlDocumentValue(doc)) === expected;

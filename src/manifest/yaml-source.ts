@@ -1,18 +1,8 @@
 // Full YAML (and JSON, which is YAML) through the `yaml` library: anything the fast path in
 // simple-yaml.ts declines. Each document is converted to plain data exactly once; positions are
 // looked up afterwards, only along the paths that need them.
-import {
-  LineCounter,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  parseAllDocuments,
-  visit,
-  type Document,
-  type Node,
-  type Tags,
-} from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, visit, type Document, type Node } from 'yaml';
+import { KUBECTL_YAML_OPTIONS } from '../domain/kubectl-yaml.ts';
 import type { SourceLocation } from '../domain/model.ts';
 import { ManifestSyntaxError, type ManifestFormat } from './errors.ts';
 import type { FieldPath, SourceDocument, SourceTree } from './source-tree.ts';
@@ -22,26 +12,6 @@ import type { FieldPath, SourceDocument, SourceTree } from './source-tree.ts';
  * anchors, while a "billion laughs" document needs thousands. Mirrors yaml's own default.
  */
 export const MAX_ALIAS_COUNT = 100;
-
-const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp';
-
-/**
- * Parse like kubectl does: its YAML library follows YAML 1.1, so `yes`/`no`/`on`/`off` are booleans
- * and `0755` is octal, and we must see the same values the API server would. Two 1.1 types are left
- * out because kubectl keeps them as strings: timestamps (`2024-01-01`) and base-60 numbers (`1:20`).
- * A `%YAML 1.2` directive still switches a document to 1.2. Merge keys (`<<`) come with 1.1.
- */
-const PARSE_OPTIONS = {
-  version: '1.1',
-  prettyErrors: false,
-  uniqueKeys: true,
-  customTags: (tags: Tags): Tags => tags.filter((tag) => !isKubectlStringType(tag)),
-} as const;
-
-function isKubectlStringType(tag: Tags[number]): boolean {
-  if (typeof tag === 'string') return tag === 'timestamp' || tag === 'intTime' || tag === 'floatTime';
-  return tag.tag === TIMESTAMP_TAG || tag.format === 'TIME';
-}
 
 export function formatOf(file: string): ManifestFormat {
   return file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML';
@@ -53,7 +23,7 @@ export function formatOf(file: string): ManifestFormat {
  */
 export function parseYamlDocuments(file: string, text: string): SourceDocument[] {
   const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter: lines });
+  const docs = parseAllDocuments(text, { ...KUBECTL_YAML_OPTIONS, lineCounter: lines });
   const result: SourceDocument[] = [];
   for (const doc of docs) {
     const firstError = doc.errors[0];
