@@ -70,6 +70,11 @@ async function pool(total: number, concurrency: number, task: (index: number) =>
   );
 }
 
+/**
+ * What the cache retains, measured as the heap with the synced informer minus the heap once it is
+ * dropped. Both readings are taken at the same point of the process's history; a "before" taken
+ * earlier would also count (or, once collected, subtract) whatever the setup left behind.
+ */
 async function cacheBytesPerObject(
   client: KubeClient,
   namespace: string,
@@ -77,7 +82,20 @@ async function cacheBytesPerObject(
   transform: ((object: KubeObject) => KubeObject) | undefined,
   gc: () => void,
 ): Promise<number> {
-  const before = await settledHeap(gc);
+  const held = await syncedCache(client, namespace, objects, transform);
+  const withCache = await settledHeap(gc);
+  delete held.informer;
+  const withoutCache = await settledHeap(gc);
+  return (withCache - withoutCache) / objects;
+}
+
+/** A synced, stopped informer whose only reference is the returned holder's property. */
+async function syncedCache(
+  client: KubeClient,
+  namespace: string,
+  objects: number,
+  transform: ((object: KubeObject) => KubeObject) | undefined,
+): Promise<{ informer?: Informer<KubeObject> }> {
   const informer = new Informer<KubeObject>({
     source: new KubeListWatchSource(client.http, COMPONENTS, { namespace }),
     resyncPeriodMs: 0,
@@ -86,12 +104,11 @@ async function cacheBytesPerObject(
   const stop = new AbortController();
   const running = informer.run(stop.signal);
   await informer.waitForSync();
-  const after = await settledHeap(gc);
   if (informer.store.size !== objects)
     throw new Error(`cached ${String(informer.store.size)} of ${String(objects)} Components`);
   stop.abort();
   await running;
-  return (after - before) / objects;
+  return { informer };
 }
 
 export async function benchInformerMemory(objects = 10_000): Promise<InformerMemoryResult> {
