@@ -1,0 +1,27 @@
+// Digest rewriting for ChangeGroup pull requests (DECISIONS D6).
+export { InvalidDigestUpdateError, InvalidFileMatchError } from './errors.ts';
+export {
+  BUILD_NUDGE_FILES_ANNOTATION,
+  DEFAULT_NUDGE_FILES,
+  FILE_MATCH_KEY,
+  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
+  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
+  compileFileMatch,
+  pathMatches,
+  resolveFileMatch,
+  selectMatchingPaths,
+  splitFileMatch,
+  type FileMatchSources,
+} from './file-match.ts';
+export { DIGEST_PATTERN, referenceRegex, type DigestUpdateRequest } from './reference.ts';
+export {
+  DEFAULT_MAX_FILE_CHARS,
+  rewriteDigests,
+  type FileChange,
+  type Replacement,
+  type RepositoryFile,
+  type RewriteOptions,
+  type RewriteResult,
+  type SkipReason,
+  type SkippedFile,
+} from './rewrite.ts';
