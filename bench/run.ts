@@ -19,6 +19,7 @@ import {
   writeGitopsTree,
 } from './generate.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
+import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 import { benchWebhook } from './webhook.ts';
@@ -177,3 +178,4 @@ await benchPlan10000();
 await benchWebhook();
 console.log(formatInformerMemory(await benchInformerMemory()));
 console.log(await benchStaleReferences());
+console.log(await benchPrUpdate());

@@ -1,0 +1,298 @@
+// One bare git repository per remote under a cache directory, reused across calls: the base branch
+// is fetched shallow (`--depth=1`) into refs/nudger/base/<branch>, and each PR commit is built with
+// plumbing in a throw-away index (plumbing.ts). Nothing is ever checked out, so a 5,000-file
+// repository costs no working-tree writes, and two ChangeGroups on different bases of one
+// repository never disturb each other's files (DECISIONS D5: the PR is one commit on the base,
+// rebuilt from scratch each time).
+import { createHash } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
+import type { Credentials } from '../forges/credentials.ts';
+import { redactUserInfo } from '../forges/repository-url.ts';
+import { authEnvironment, GIT_ENVIRONMENT_KEYS, gitEnvironment } from './environment.ts';
+import { GitCommandError, LeaseRejectedError } from './errors.ts';
+import { KeyedMutex } from './mutex.ts';
+import {
+  buildCommit,
+  failOnNonZeroExit,
+  summarizeGitOutput,
+  type FileText,
+  type GitEnv,
+  type GitIdentity,
+} from './plumbing.ts';
+
+export type { FileText, GitIdentity } from './plumbing.ts';
+
+export interface GitWorkspacesOptions {
+  /** Where the per-repository bare repositories live; created if missing. */
+  readonly cacheDir: string;
+  /** Called with the arguments of every git command, for debug logs. Arguments never hold a token. */
+  readonly trace?: (args: readonly string[]) => void;
+  /** A git command silent for this long is killed. Default 120 s. */
+  readonly timeoutMs?: number;
+}
+
+export interface CommitOnBaseInput {
+  /** Files to add or replace, as full new texts. */
+  readonly files: readonly FileText[];
+  readonly message: string;
+  readonly author: GitIdentity;
+}
+
+const BASE_REF_PREFIX = 'refs/nudger/base/';
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+/** Far above any manifest or Dockerfile; keeps a stray large blob from being read at all. */
+const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+
+export class GitWorkspaces {
+  readonly #options: GitWorkspacesOptions;
+  readonly #mutex = new KeyedMutex();
+
+  constructor(options: GitWorkspacesOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Fetches the tip of `baseBranch` (depth 1) into the repository's workspace, creating the
+   * workspace on first use and fetching incrementally afterwards.
+   */
+  async prepareBase(repoUrl: string, baseBranch: string, credentials?: Credentials): Promise<BaseCheckout> {
+    if (/^https?:\/\/[^/]*@/i.test(repoUrl)) {
+      throw new GitCommandError(
+        'fetch',
+        redactUserInfo(repoUrl),
+        'the URL must not embed credentials; pass Credentials',
+      );
+    }
+    const directory = join(this.#options.cacheDir, `${workspaceKey(repoUrl)}.git`);
+    const runner = new GitRunner(directory, repoUrl, credentials, this.#options);
+    return this.#mutex.run(directory, async () => {
+      if (!(await isDirectory(join(directory, 'objects')))) {
+        await mkdir(directory, { recursive: true });
+        await runner.run('init', ['init', '--quiet', '--bare']);
+      }
+      const ref = `${BASE_REF_PREFIX}${baseBranch}`;
+      const refspec = `+refs/heads/${baseBranch}:${ref}`;
+      await runner.remote('fetch', ['fetch', '--quiet', '--depth=1', '--no-tags', '--', repoUrl, refspec]);
+      const baseSha = (await runner.run('rev-parse', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+      return new BaseCheckout(runner, this.#mutex, baseBranch, baseSha);
+    });
+  }
+}
+
+/** The fetched tip of one base branch, and the operations that build and push a PR on it. */
+export class BaseCheckout {
+  readonly repoUrl: string;
+  readonly baseBranch: string;
+  readonly baseSha: string;
+  /** The bare repository holding the objects. */
+  readonly directory: string;
+  readonly #runner: GitRunner;
+  readonly #mutex: KeyedMutex;
+  #lastCommit: string | undefined;
+
+  constructor(runner: GitRunner, mutex: KeyedMutex, baseBranch: string, baseSha: string) {
+    this.#runner = runner;
+    this.#mutex = mutex;
+    this.repoUrl = runner.repoUrl;
+    this.directory = runner.directory;
+    this.baseBranch = baseBranch;
+    this.baseSha = baseSha;
+  }
+
+  /**
+   * The text of every file of the base whose path `filter` accepts, in path order. Binary files
+   * (a NUL byte, or not UTF-8), symlinks, submodules and files over 5 MiB are skipped.
+   */
+  async readFiles(filter: (path: string) => boolean): Promise<FileText[]> {
+    const listing = await this.#runner.run('ls-tree', ['ls-tree', '-r', '-z', '-l', '--full-tree', this.baseSha]);
+    const wanted: { path: string; sha: string }[] = [];
+    for (const entry of listing.split('\0')) {
+      const tab = entry.indexOf('\t');
+      if (tab < 0) continue;
+      const [mode, type, sha, size] = entry.slice(0, tab).split(/\s+/);
+      const path = entry.slice(tab + 1);
+      if (type !== 'blob' || (mode !== '100644' && mode !== '100755') || sha === undefined) continue;
+      if (Number(size) > MAX_TEXT_BYTES || !filter(path)) continue;
+      wanted.push({ path, sha });
+    }
+    if (wanted.length === 0) return [];
+    const blobs = parseCatFileBatch(await this.#runner.catFileBatch(wanted.map((file) => file.sha)));
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const files: FileText[] = [];
+    for (const [index, file] of wanted.entries()) {
+      const bytes = blobs[index];
+      // git's own binary heuristic: a NUL in the first 8,000 bytes.
+      if (bytes === undefined || bytes.subarray(0, 8000).includes(0)) continue;
+      try {
+        files.push({ path: file.path, text: decoder.decode(bytes) });
+      } catch {
+        // Not UTF-8: not a manifest nudger could rewrite.
+      }
+    }
+    return files;
+  }
+
+  /**
+   * One commit whose parent is the base tip and whose tree is the base tree with `files` replaced
+   * or added. Returns its sha, which pushWithLease pushes by default.
+   */
+  async commitOnBase(input: CommitOnBaseInput): Promise<string> {
+    const commit = await buildCommit((command, args, env) => this.#runner.run(command, args, env), {
+      parent: this.baseSha,
+      files: input.files,
+      message: input.message,
+      author: input.author,
+      scratchRoot: join(this.directory, 'nudger-tmp'),
+    });
+    this.#lastCommit = commit;
+    return commit;
+  }
+
+  /**
+   * `git push --force-with-lease=refs/heads/<branch>:<expected>` of `commit` (default: the last
+   * commitOnBase). `expectedRemoteSha` undefined means the branch must not exist yet. Throws
+   * LeaseRejectedError when the remote branch is anywhere else.
+   */
+  async pushWithLease(branch: string, expectedRemoteSha: string | undefined, commit = this.#lastCommit): Promise<void> {
+    const shown = this.#runner.shownUrl;
+    if (commit === undefined) throw new GitCommandError('push', shown, 'nothing to push: no commit made yet');
+    if (expectedRemoteSha !== undefined && !FULL_SHA.test(expectedRemoteSha)) {
+      throw new GitCommandError(
+        'push',
+        shown,
+        `expected sha ${JSON.stringify(expectedRemoteSha)} is not a full object name`,
+      );
+    }
+    const ref = `refs/heads/${branch}`;
+    const lease = `--force-with-lease=${ref}:${expectedRemoteSha ?? ''}`;
+    const args = ['push', '--porcelain', '--no-verify', lease, '--', this.repoUrl, `${commit}:${ref}`];
+    await this.#mutex.run(this.directory, async () => {
+      try {
+        await this.#runner.remote('push', args);
+      } catch (error) {
+        // `!  <src>:<dst>  [rejected] (stale info)` is how git reports a lease that did not hold.
+        if (error instanceof GitCommandError && /stale info|\[rejected\]/.test(error.details)) {
+          throw new LeaseRejectedError(shown, branch, expectedRemoteSha);
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** The sha `refs/heads/<branch>` has on the remote now, or undefined if there is no such branch. */
+  async remoteBranchHead(branch: string): Promise<string | undefined> {
+    const ref = `refs/heads/${branch}`;
+    const output = await this.#runner.remote('ls-remote', ['ls-remote', '--', this.repoUrl, ref]);
+    for (const line of output.split('\n')) {
+      const [sha, name] = line.split('\t');
+      if (name === ref && sha !== undefined) return sha;
+    }
+    return undefined;
+  }
+}
+
+/** git in one workspace: local commands without credentials, remote ones with them. */
+class GitRunner {
+  readonly directory: string;
+  readonly repoUrl: string;
+  readonly shownUrl: string;
+  readonly #credentials: Credentials | undefined;
+  readonly #options: GitWorkspacesOptions;
+
+  constructor(directory: string, repoUrl: string, credentials: Credentials | undefined, options: GitWorkspacesOptions) {
+    this.directory = directory;
+    this.repoUrl = repoUrl;
+    this.shownUrl = redactUserInfo(repoUrl);
+    this.#credentials = credentials;
+    this.#options = options;
+  }
+
+  run(command: string, args: readonly string[], env: GitEnv = {}): Promise<string> {
+    return this.#exec(command, args, env, false);
+  }
+
+  /** A command that talks to the remote, authenticated with the credentials if any. */
+  remote(command: string, args: readonly string[]): Promise<string> {
+    return this.#exec(command, args, authEnvironment(this.repoUrl, this.#credentials), true);
+  }
+
+  /** `git cat-file --batch` of `shas`, as raw bytes: blob sizes are byte counts. */
+  async catFileBatch(shas: readonly string[]): Promise<Buffer> {
+    const input = `${shas.join('\n')}\n`;
+    const git = simpleGit({ ...this.#config(false), input: () => input }).env(gitEnvironment());
+    this.#options.trace?.(['cat-file', '--batch']);
+    try {
+      const output: unknown = await git.binaryCatFile(['--batch']);
+      if (!Buffer.isBuffer(output)) throw new Error('cat-file returned no bytes');
+      return output;
+    } catch (error) {
+      throw this.#failure('cat-file', error);
+    }
+  }
+
+  async #exec(command: string, args: readonly string[], env: GitEnv, remote: boolean): Promise<string> {
+    const git = simpleGit(this.#config(remote)).env(gitEnvironment(env));
+    this.#options.trace?.(args);
+    try {
+      return await git.raw([...args]);
+    } catch (error) {
+      throw this.#failure(command, error);
+    }
+  }
+
+  #config(remote: boolean): {
+    baseDir: string;
+    allowEnvironment: string[];
+    timeout: { block: number };
+    unsafe: { allowUnsafeConfigEnvCount: boolean };
+    errors: typeof failOnNonZeroExit;
+  } {
+    return {
+      baseDir: this.directory,
+      errors: failOnNonZeroExit,
+      allowEnvironment: [...GIT_ENVIRONMENT_KEYS],
+      timeout: { block: this.#options.timeoutMs ?? 120_000 },
+      // The one relaxed guard, for remote commands only: the GIT_CONFIG_* entries are built by
+      // environment.ts and carry nothing but the auth header.
+      unsafe: { allowUnsafeConfigEnvCount: remote },
+    };
+  }
+
+  #failure(command: string, error: unknown): GitCommandError {
+    const raw = error instanceof Error ? error.message : String(error);
+    const details = this.#credentials === undefined ? raw : this.#credentials.redact(raw);
+    return new GitCommandError(command, this.shownUrl, summarizeGitOutput(details), details);
+  }
+}
+
+function parseCatFileBatch(output: Buffer): (Buffer | undefined)[] {
+  const blobs: (Buffer | undefined)[] = [];
+  let offset = 0;
+  while (offset < output.length) {
+    const newline = output.indexOf(0x0a, offset);
+    if (newline < 0) break;
+    const header = output.subarray(offset, newline).toString('latin1').split(' ');
+    offset = newline + 1;
+    if (header.length < 3) {
+      blobs.push(undefined); // `<sha> missing`
+      continue;
+    }
+    const size = Number(header[2]);
+    blobs.push(output.subarray(offset, offset + size));
+    offset += size + 1; // each content is followed by a newline
+  }
+  return blobs;
+}
+
+function workspaceKey(repoUrl: string): string {
+  return createHash('sha256').update(repoUrl).digest('hex').slice(0, 24);
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+}
