@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox';
 import { stringify } from 'yaml';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
+import { CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND, CHANGE_GROUP_VERSION, ChangeGroup } from './changegroup.ts';
 import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NUDGE_CONFIG_VERSION, NudgeConfig } from './nudgeconfig.ts';
 
 export interface PrinterColumn {
@@ -325,5 +326,33 @@ export const NUDGE_CONFIG_CRD: CrdDefinition = {
   ],
 };
 
+export const CHANGE_GROUP_CRD: CrdDefinition = {
+  group: CHANGE_GROUP_GROUP,
+  version: CHANGE_GROUP_VERSION,
+  kind: CHANGE_GROUP_KIND,
+  plural: 'changegroups',
+  singular: 'changegroup',
+  // Not `cg` (DECISIONS D1): integration-service's ComponentGroup holds `cg` in the same API group,
+  // and the API server refuses a CRD whose short name another CRD of its group already uses
+  // (NamesAccepted=False), so ChangeGroup could not be installed on a Konflux cluster.
+  shortNames: ['chg'],
+  listKind: `${CHANGE_GROUP_KIND}List`,
+  scope: 'Namespaced',
+  schema: ChangeGroup,
+  schemaSource: 'src/schema/changegroup.ts',
+  categories: ['konflux', 'nudger'],
+  statusSubresource: true,
+  // JSONPath cannot count the Ready items of status.components, so the controller writes
+  // status.summary (`3/30`) for the Ready column.
+  printerColumns: [
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Nudged', type: 'string', jsonPath: '.spec.nudgedComponent', description: 'The component rebuilt once' },
+    { name: 'Ready', type: 'string', jsonPath: '.status.summary', description: 'Ready / all nudging components' },
+    { name: 'Pull Request', type: 'string', jsonPath: '.status.pullRequestURL' },
+    { name: 'Skip CI', type: 'string', jsonPath: '.spec.skipCi', priority: 1 },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+};
+
 /** Every CRD nudger ships; gen-crds writes one file per entry. */
-export const CRDS: readonly CrdDefinition[] = [NUDGE_CONFIG_CRD];
+export const CRDS: readonly CrdDefinition[] = [NUDGE_CONFIG_CRD, CHANGE_GROUP_CRD];

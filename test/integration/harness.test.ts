@@ -211,6 +211,7 @@ describe('local control plane (etcd + kube-apiserver v1.20)', () => {
     const crds = await cp.kubeConfig.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
     assert.deepEqual(crds.items.map((crd) => crd.metadata?.name).sort(), [
       'applications.appstudio.redhat.com',
+      'changegroups.appstudio.redhat.com',
       'componentgroups.appstudio.redhat.com',
       'components.appstudio.redhat.com',
       'nudgeconfigs.appstudio.redhat.com',

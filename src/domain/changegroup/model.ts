@@ -1,0 +1,71 @@
+// The vocabulary of ChangeGroup (ADR 59, DECISIONS D2-D5): phases, component states, condition
+// types and reasons. Plain constants so the schema (src/schema/changegroup.ts), the state machine
+// and the webhooks all spell them the same way.
+
+export const CHANGE_GROUP_PHASES = ['Initialized', 'Waiting', 'Ready', 'Completed', 'Cancelled', 'Failed'] as const;
+export type ChangeGroupPhase = (typeof CHANGE_GROUP_PHASES)[number];
+
+/** Phases a ChangeGroup never leaves: the pull request is merged, closed, or given up on. */
+export const TERMINAL_PHASES: ReadonlySet<ChangeGroupPhase> = new Set(['Completed', 'Cancelled', 'Failed']);
+
+/**
+ * Phases in which a ChangeGroup holds nudges and collects builds. `Ready` is deliberately not one:
+ * once Ready, the final build of the nudged component has been started (or a human asked for it
+ * with "build now"), so a nudge arriving afterwards carries a change that build does not contain.
+ * Swallowing it would lose that change; letting it through gives it the ordinary ADR 29 nudge PR.
+ */
+export const COLLECTING_PHASES: ReadonlySet<ChangeGroupPhase> = new Set(['Initialized', 'Waiting']);
+
+export function isTerminalPhase(phase: ChangeGroupPhase): boolean {
+  return TERMINAL_PHASES.has(phase);
+}
+
+export function isCollectingPhase(phase: ChangeGroupPhase): boolean {
+  return COLLECTING_PHASES.has(phase);
+}
+
+/**
+ * Per-component state. The ADR shows Waiting and Ready only. A component removed from the spec is
+ * dropped from status altogether rather than kept as "Removed": the status is what the pull request
+ * is rebuilt from (D5), so a lingering entry would risk its digest finding its way back in.
+ */
+export const COMPONENT_STATES = ['Waiting', 'Ready'] as const;
+export type ComponentState = (typeof COMPONENT_STATES)[number];
+
+/** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
+export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
+export type SkipCiMode = (typeof SKIP_CI_MODES)[number];
+export const DEFAULT_SKIP_CI_MODE: SkipCiMode = 'commitMessage';
+
+export const CONDITION_ALL_COMPONENTS_READY = 'AllComponentsReady';
+export const CONDITION_MANUAL_CHANGES_DETECTED = 'ManualChangesDetected';
+/** D3: a held nudge whose build PipelineRun could not be verified is reported here. */
+export const CONDITION_BUILDS_VERIFIED = 'BuildsVerified';
+
+/** Reasons of `AllComponentsReady`; `WaitingForComponents` is the ADR's own. */
+export const ALL_COMPONENTS_READY_REASONS = {
+  ready: 'AllComponentsReady',
+  waiting: 'WaitingForComponents',
+  /** A human ticked "build now" (or removed `[skip ci]` in description mode) before all were ready. */
+  releasedEarly: 'BuildRequestedEarly',
+  timedOut: 'TimedOut',
+  noNudgingComponents: 'NoNudgingComponents',
+} as const;
+
+export const MANUAL_CHANGES_REASONS = {
+  detected: 'ManualChanges',
+  none: 'NoManualChanges',
+} as const;
+
+export const BUILDS_VERIFIED_REASONS = {
+  verified: 'AllBuildsVerified',
+  rejected: 'UnverifiedBuild',
+} as const;
+
+/** The branch every ChangeGroup's single commit lives on (D5). */
+export function changeGroupBranch(changeGroupName: string): string {
+  return `konflux/change-groups/${changeGroupName}`;
+}
+
+/** Most items of `spec.nudgingComponents` and `status.components`; see the schema for why. */
+export const MAX_NUDGING_COMPONENTS = 250;

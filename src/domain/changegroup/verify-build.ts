@@ -1,0 +1,126 @@
+// DECISIONS D3: a held nudge carries no digest, and labels are easy to forge. The digest comes only
+// from the build PipelineRun the nudge names, and only when that run is what a real Konflux push
+// build looks like. Messages name objects and fields but never echo result values that failed a
+// check: a forged run could put anything there.
+import {
+  MERGE_QUEUE_BRANCH_PREFIX,
+  readBuildPipelineRun,
+  IMAGE_DIGEST_RESULT,
+  IMAGE_URL_RESULT,
+  type NudgePipelineRun,
+} from '../nudge-pipelinerun.ts';
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/**
+ * A repository reference as the OCI distribution grammar allows it: registry host (optional port),
+ * one or more lower-case path components, optional tag. Anything else (spaces, markdown, quotes)
+ * is refused before it can reach a pull request.
+ */
+const IMAGE_REFERENCE =
+  /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]+)?(\/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)+(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?$/;
+
+/** status.components[].newBuildPullSpec allows 512 characters, digest included. */
+const MAX_REFERENCE_LENGTH = 512 - '@sha256:'.length - 64;
+
+export const BUILD_REJECTIONS = [
+  'no-nudging-pipeline',
+  'build-not-found',
+  'not-a-pipelinerun',
+  'name-mismatch',
+  'namespace-mismatch',
+  'component-mismatch',
+  'not-a-push-build',
+  'merge-queue-build',
+  'not-succeeded',
+  'missing-image-digest',
+  'invalid-image-digest',
+  'missing-image-url',
+  'invalid-image-url',
+  'image-mismatch',
+] as const;
+export type BuildRejection = (typeof BUILD_REJECTIONS)[number];
+
+export interface VerifiedBuild {
+  readonly component: string;
+  readonly digest: string;
+  /** `<repository>@<digest>`: what the pull request writes. */
+  readonly pullSpec: string;
+  /** IMAGE_URL as the build reported it (`<repository>:<tag>`). */
+  readonly imageUrl: string;
+  readonly pipelineRun: string;
+  /** The build PipelineRun's creationTimestamp, which orders rebuilds of one component. */
+  readonly createdAt?: string;
+}
+
+export type BuildVerification =
+  | ({ readonly ok: true } & VerifiedBuild)
+  | { readonly ok: false; readonly reason: BuildRejection; readonly message: string };
+
+/** Splits `repo[:tag][@digest]` into its repository, ignoring a port in the registry host. */
+export function imageRepository(reference: string): string {
+  const withoutDigest = reference.split('@', 1)[0] ?? '';
+  const lastSlash = withoutDigest.lastIndexOf('/');
+  const colon = withoutDigest.lastIndexOf(':');
+  return colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
+}
+
+function reject(reason: BuildRejection, message: string): BuildVerification {
+  return { ok: false, reason, message };
+}
+
+/** Verifies the build behind `nudge`; `build` is the PipelineRun it names, or undefined if not found. */
+export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): BuildVerification {
+  const nudgeRef = `nudge PipelineRun ${nudge.namespace}/${nudge.pipelineRun.name}`;
+  if (nudge.nudgingPipeline === undefined) {
+    return reject('no-nudging-pipeline', `${nudgeRef} names no build PipelineRun (nudging-pipeline annotation)`);
+  }
+  const buildRef = `build PipelineRun ${nudge.namespace}/${nudge.nudgingPipeline}`;
+  if (build === undefined) return reject('build-not-found', `${buildRef} named by ${nudgeRef} was not found`);
+  const run = readBuildPipelineRun(build);
+  if (run === undefined) return reject('not-a-pipelinerun', `${buildRef} is not a tekton.dev PipelineRun`);
+  const view = run.pipelineRun;
+  if (view.name !== nudge.nudgingPipeline) {
+    return reject('name-mismatch', `${nudgeRef} names ${nudge.nudgingPipeline}, but the build found is ${view.name}`);
+  }
+  if (view.namespace !== nudge.namespace) {
+    return reject('namespace-mismatch', `${buildRef} must be in namespace ${nudge.namespace}, like its nudge`);
+  }
+  if (run.component !== nudge.nudgingComponent) {
+    return reject('component-mismatch', `${buildRef} is not labelled as a build of ${nudge.nudgingComponent}`);
+  }
+  if (run.eventType !== 'push') return reject('not-a-push-build', `${buildRef} is not a push build`);
+  if (run.targetBranch?.startsWith(MERGE_QUEUE_BRANCH_PREFIX) === true) {
+    return reject('merge-queue-build', `${buildRef} built a merge-queue branch, not a pushed branch`);
+  }
+  if (run.succeeded !== 'True') {
+    return reject('not-succeeded', `${buildRef} has not succeeded (Succeeded=${run.succeeded})`);
+  }
+  if (run.imageDigest === undefined) {
+    return reject('missing-image-digest', `${buildRef} has no ${IMAGE_DIGEST_RESULT} result`);
+  }
+  if (!DIGEST.test(run.imageDigest)) {
+    return reject('invalid-image-digest', `${buildRef}: ${IMAGE_DIGEST_RESULT} is not sha256:<64 hex>`);
+  }
+  if (run.imageUrl === undefined) return reject('missing-image-url', `${buildRef} has no ${IMAGE_URL_RESULT} result`);
+  const [reference, embeddedDigest] = run.imageUrl.split('@', 2);
+  if (
+    reference === undefined ||
+    reference.length > MAX_REFERENCE_LENGTH ||
+    !IMAGE_REFERENCE.test(reference) ||
+    (embeddedDigest !== undefined && embeddedDigest !== run.imageDigest)
+  ) {
+    return reject('invalid-image-url', `${buildRef}: ${IMAGE_URL_RESULT} is not an image reference of this digest`);
+  }
+  if (nudge.nudgingImage !== undefined && imageRepository(nudge.nudgingImage) !== imageRepository(reference)) {
+    return reject('image-mismatch', `${buildRef}: ${IMAGE_URL_RESULT} is not the image ${nudgeRef} announces`);
+  }
+  return {
+    ok: true,
+    component: nudge.nudgingComponent,
+    digest: run.imageDigest,
+    pullSpec: `${imageRepository(reference)}@${run.imageDigest}`,
+    imageUrl: reference,
+    pipelineRun: view.name,
+    ...(view.creationTimestamp === undefined ? {} : { createdAt: view.creationTimestamp }),
+  };
+}
