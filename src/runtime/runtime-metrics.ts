@@ -1,7 +1,8 @@
 // Prometheus metrics of the runtime, under controller-runtime's and client-go's names so existing
 // dashboards and alerts work. One set per registry: controllers and informers sharing a registry
 // share the metric objects and differ by label.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { counter as sharedCounter, gauge as sharedGauge, histogram as sharedHistogram } from './metrics.ts';
 import type { WorkQueueMetricsSink } from './workqueue.ts';
 
 /** controller-runtime's reconcile_time_seconds buckets. */
@@ -40,25 +41,17 @@ export class RuntimeMetrics {
   readonly #queues = new Set<QueueProbe>();
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    const existing = <M>(name: string, type: abstract new (...args: never[]) => M): M | undefined => {
-      const metric = registry.getSingleMetric(name);
-      if (metric === undefined) return undefined;
-      if (metric instanceof type) return metric;
-      throw new Error(`metric ${name} is already registered with another type`);
-    };
+    // Get-or-create, so controllers and informers sharing a registry share the metric objects.
     const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
-      existing<Counter<L>>(name, Counter) ?? new Counter({ name, help, labelNames, registers });
+      sharedCounter(registry, { name, help, labelNames });
     const gauge = <L extends string>(name: string, help: string, labelNames: L[], collect?: () => void): Gauge<L> =>
-      existing<Gauge<L>>(name, Gauge) ??
-      new Gauge({ name, help, labelNames, registers, ...(collect === undefined ? {} : { collect }) });
+      sharedGauge(registry, { name, help, labelNames, ...(collect === undefined ? {} : { collect }) });
     const histogram = <L extends string>(
       name: string,
       help: string,
       labelNames: L[],
       buckets: number[],
-    ): Histogram<L> =>
-      existing<Histogram<L>>(name, Histogram) ?? new Histogram({ name, help, labelNames, buckets, registers });
+    ): Histogram<L> => sharedHistogram(registry, { name, help, labelNames, buckets });
 
     this.reconcileTotal = counter(
       'controller_runtime_reconcile_total',
