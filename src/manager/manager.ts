@@ -8,7 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
 import { KubeLeaseLock } from '../adapters/kubernetes/lease-lock.ts';
 import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
-import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
+import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import type { ComponentResource, NudgeConfigResource } from '../controllers/nudgeconfig-objects.ts';
 import { StaleReferenceReconciler, nudgeConfigOfComponent } from '../controllers/stale-references.ts';
@@ -20,8 +20,15 @@ import { LeaderElector } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { createRegistry } from '../runtime/metrics.ts';
 import { CachedComponentLookup } from '../webhooks/component-lookup.ts';
+import { changeGroupValidator } from '../webhooks/changegroup.ts';
+import { CachedNudgeEdgeLookup, StoreChangeGroupSource } from '../webhooks/changegroup-lookup.ts';
 import { nudgeConfigValidator } from '../webhooks/nudgeconfig.ts';
-import { NUDGECONFIG_VALIDATING_PATH } from '../webhooks/paths.ts';
+import { pipelineRunHoldMutator } from '../webhooks/pipelinerun.ts';
+import {
+  CHANGEGROUP_VALIDATING_PATH,
+  NUDGECONFIG_VALIDATING_PATH,
+  PIPELINERUN_MUTATING_PATH,
+} from '../webhooks/paths.ts';
 import { WebhookServer } from '../webhooks/server.ts';
 
 export interface ManagerOptions {
@@ -75,7 +82,14 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     registry,
     logger,
   });
-  const informers: Informer<KubeObject>[] = [components, nudgeConfigs];
+  // Read by the ChangeGroup and PipelineRun webhooks, so every replica runs it too.
+  const changeGroups = new Informer<KubeObject>({
+    source: new KubeListWatchSource(client.http, CHANGE_GROUPS, scope),
+    registry,
+    logger,
+  });
+  const informers: Informer<KubeObject>[] = [components, nudgeConfigs, changeGroups];
+  const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
 
   const webhook = new WebhookServer({
     port: options.webhookPort,
@@ -83,6 +97,15 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     certDir: options.webhookCertDir,
     handlers: new Map([
       [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(new CachedComponentLookup(components.store, client))],
+      [
+        CHANGEGROUP_VALIDATING_PATH,
+        changeGroupValidator({
+          components: new CachedComponentLookup(components.store, client),
+          edges: new CachedNudgeEdgeLookup(components.store, nudgeConfigs.store, client),
+          changeGroups: changeGroupSource,
+        }),
+      ],
+      [PIPELINERUN_MUTATING_PATH, pipelineRunHoldMutator(changeGroupSource)],
     ]),
     registry,
     logger,

@@ -112,7 +112,13 @@ describe('deploy/default on a real kube-apiserver v1.20', () => {
       .filter((o) => !APPLIED_FOR_REAL.has(o.kind) && !(o.kind in NOT_ON_V120))
       .map((o) => (o.kind === 'CustomResourceDefinition' ? adaptCrdForV120(o) : o));
     const kinds = new Set(rest.map((o) => String(o.kind)));
-    for (const kind of ['CustomResourceDefinition', 'Deployment', 'Service', 'ValidatingWebhookConfiguration']) {
+    for (const kind of [
+      'CustomResourceDefinition',
+      'Deployment',
+      'Service',
+      'ValidatingWebhookConfiguration',
+      'MutatingWebhookConfiguration',
+    ]) {
       assert.ok(kinds.has(kind), `nothing of kind ${kind} to dry-run`);
     }
     const result = kubectl(['apply', '--dry-run=server', '-o', 'name', '-f', '-'], asList(rest));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../cli/run-cli.ts';
+import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../../src/domain/nudge-pipelinerun.ts';
 import { validateManifestSet } from '../../src/domain/validate.ts';
 import { manifestSetFromObjects } from '../../src/manifest/parse.ts';
 import { validateNudgeConfigManifest } from '../../src/schema/validator.ts';
@@ -47,6 +48,7 @@ const EXPECTED_OBJECTS = [
   'Service/nudger-system/nudger-metrics-service',
   'Service/nudger-system/nudger-webhook-service',
   'ValidatingWebhookConfiguration/nudger-validating-webhook-configuration',
+  'MutatingWebhookConfiguration/nudger-mutating-webhook-configuration',
   'Issuer/nudger-system/nudger-selfsigned-issuer',
   'Certificate/nudger-system/nudger-serving-cert',
 ];
@@ -191,6 +193,13 @@ describe('deploy/default rendered by kubectl 1.20', () => {
   const deployment = find(rendered, 'Deployment', 'nudger-manager');
   const container = managerContainer(deployment);
   const webhookConfig = find(rendered, 'ValidatingWebhookConfiguration', 'nudger-validating-webhook-configuration');
+  const mutatingConfig = find(rendered, 'MutatingWebhookConfiguration', 'nudger-mutating-webhook-configuration');
+  const allWebhooks = [...listAt(webhookConfig, 'webhooks'), ...listAt(mutatingConfig, 'webhooks')];
+  const webhookNamed = (name: string): unknown =>
+    only(
+      allWebhooks.filter((w) => field(w, 'name') === name),
+      name,
+    );
 
   it('holds exactly the expected objects, each once, plus every CRD of deploy/crds', () => {
     assert.ok(crds.length > 0, 'deploy/crds renders no CRD');
@@ -306,14 +315,12 @@ describe('deploy/default rendered by kubectl 1.20', () => {
           kind: 'ChangeGroup',
         }),
       );
-      const paths = listAt(webhookConfig, 'webhooks').map((w) => field(w, 'clientConfig.service.path'));
-      // Only the NudgeConfig webhook exists in this issue; the next adds the other two.
-      assert.deepEqual(paths, [NUDGECONFIG_VALIDATING_PATH]);
+      const paths = allWebhooks.map((w) => field(w, 'clientConfig.service.path'));
+      assert.deepEqual(paths, [NUDGECONFIG_VALIDATING_PATH, CHANGEGROUP_VALIDATING_PATH, PIPELINERUN_MUTATING_PATH]);
     });
 
     it('validates NudgeConfig create/update, failing closed, quickly, without side effects', () => {
-      const webhook = only(listAt(webhookConfig, 'webhooks'), 'webhook');
-      assert.equal(field(webhook, 'name'), 'vnudgeconfig.konflux-ci.dev');
+      const webhook = webhookNamed('vnudgeconfig.konflux-ci.dev');
       assert.equal(field(webhook, 'failurePolicy'), 'Fail');
       assert.equal(field(webhook, 'sideEffects'), 'None');
       assert.equal(field(webhook, 'matchPolicy'), 'Equivalent');
@@ -329,8 +336,48 @@ describe('deploy/default rendered by kubectl 1.20', () => {
       });
     });
 
+    it('validates ChangeGroup create/update, failing closed, without side effects', () => {
+      const webhook = webhookNamed('vchangegroup.appstudio.redhat.com');
+      assert.equal(field(webhook, 'clientConfig.service.path'), CHANGEGROUP_VALIDATING_PATH);
+      assert.equal(field(webhook, 'failurePolicy'), 'Fail');
+      assert.equal(field(webhook, 'sideEffects'), 'None');
+      assert.equal(field(webhook, 'matchPolicy'), 'Equivalent');
+      assert.deepEqual(field(webhook, 'admissionReviewVersions'), ['v1']);
+      assert.deepEqual(only(listAt(webhook, 'rules'), 'rule'), {
+        apiGroups: ['appstudio.redhat.com'],
+        apiVersions: ['v1alpha1'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['changegroups'],
+        scope: 'Namespaced',
+      });
+    });
+
+    it('mutates only nudge PipelineRun creates (v1, v1beta1 by equivalence), failing open, quickly (D2)', () => {
+      const webhook = webhookNamed('mpipelinerun.tekton.dev.nudger.konflux-ci.dev');
+      assert.equal(field(webhook, 'clientConfig.service.path'), PIPELINERUN_MUTATING_PATH);
+      assert.equal(field(webhook, 'failurePolicy'), 'Ignore');
+      assert.equal(field(webhook, 'sideEffects'), 'None');
+      assert.equal(field(webhook, 'matchPolicy'), 'Equivalent');
+      assert.equal(field(webhook, 'timeoutSeconds'), 3);
+      assert.deepEqual(field(webhook, 'admissionReviewVersions'), ['v1']);
+      assert.deepEqual(field(webhook, 'objectSelector'), {
+        matchLabels: { [NUDGE_TYPE_LABEL]: NUDGE_TYPE_VALUE },
+      });
+      assert.deepEqual(only(listAt(webhook, 'rules'), 'rule'), {
+        apiGroups: ['tekton.dev'],
+        apiVersions: ['v1'],
+        operations: ['CREATE'],
+        resources: ['pipelineruns'],
+        scope: 'Namespaced',
+      });
+      assert.equal(
+        mutatingConfig.metadata.annotations?.['cert-manager.io/inject-ca-from'],
+        webhookConfig.metadata.annotations?.['cert-manager.io/inject-ca-from'],
+      );
+    });
+
     it('reaches the manager: Service 443 -> the container port the webhook server listens on', () => {
-      for (const webhook of listAt(webhookConfig, 'webhooks')) {
+      for (const webhook of allWebhooks) {
         assert.deepEqual(recordAt(webhook, 'clientConfig.service'), {
           name: WEBHOOK_SERVICE,
           namespace: NAMESPACE,

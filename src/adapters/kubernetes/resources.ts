@@ -30,6 +30,13 @@ export const COMPONENTS: ResourceRef = {
   kind: 'Component',
   namespaced: true,
 };
+export const CHANGE_GROUPS: ResourceRef = {
+  group: 'appstudio.redhat.com',
+  version: 'v1alpha1',
+  plural: 'changegroups',
+  kind: 'ChangeGroup',
+  namespaced: true,
+};
 export const NUDGE_CONFIGS: ResourceRef = {
   group: 'konflux-ci.dev',
   version: 'v1alpha1',

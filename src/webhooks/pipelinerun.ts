@@ -1,0 +1,27 @@
+// The mutating webhook on nudge PipelineRun creation (DECISIONS D2): a nudge whose targets an
+// active ChangeGroup holds is admitted already cancelled, annotated with the ChangeGroup and the
+// reason. It never denies: holding a nudge back is an optimisation, blocking a build is not an
+// option, and the registration's `failurePolicy: Ignore` admits the run unchanged should this
+// handler fail.
+import { cancelPatch, decideNudgeHold, PIPELINERUN_CANCELLED } from '../domain/changegroup/hold-decision.ts';
+import { readNudgePipelineRun } from '../domain/nudge-pipelinerun.ts';
+import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
+import type { ChangeGroupSource } from './changegroup.ts';
+
+export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): AdmissionHandler {
+  return (request: AdmissionRequest): AdmissionDecision => {
+    if (request.operation !== 'CREATE') return { allowed: true };
+    const reading = readNudgePipelineRun(request.object);
+    if (!reading.ok) return { allowed: true };
+    const { nudge } = reading;
+    if (nudge.pipelineRun.specStatus === PIPELINERUN_CANCELLED) return { allowed: true };
+    // The request's namespace is authoritative: the object may not carry one on CREATE.
+    const namespace = request.namespace ?? nudge.namespace;
+    const decision = decideNudgeHold(
+      { namespace, nudgingComponent: nudge.nudgingComponent, nudgedComponents: nudge.nudgedComponents },
+      changeGroups.inNamespace(namespace),
+    );
+    if (decision.action === 'leave') return { allowed: true };
+    return { allowed: true, patch: cancelPatch(request.object, decision) };
+  };
+}
