@@ -8,14 +8,16 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
 import { KubeLeaseLock } from '../adapters/kubernetes/lease-lock.ts';
 import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
-import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
+import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { NudgeSweepReconciler, notStartedNudgeRunsFor } from '../controllers/nudge-sweeper.ts';
 import type { ComponentResource, NudgeConfigResource } from '../controllers/nudgeconfig-objects.ts';
 import { StaleReferenceReconciler, nudgeConfigOfComponent } from '../controllers/stale-references.ts';
-import { Controller, generationChanged } from '../runtime/controller.ts';
+import { CacheSyncTimeoutError, Controller, generationChanged } from '../runtime/controller.ts';
 import { EventRecorder } from '../runtime/events.ts';
 import { HealthServer } from '../runtime/health-server.ts';
 import { Informer } from '../runtime/informer.ts';
+import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../domain/nudge-pipelinerun.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { createRegistry } from '../runtime/metrics.ts';
@@ -149,7 +151,35 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     staleReferences.watch(nudgeConfigs, { updatePredicate: generationChanged });
     // A Component's edits never change which names exist; only its creation and deletion matter.
     staleReferences.watch(components, { map: nudgeConfigOfComponent, updatePredicate: () => false });
-    await staleReferences.start(leading);
+
+    // Only the sweeper reads nudge PipelineRuns, so only the leader caches them (D2).
+    const nudgeRuns = new Informer<KubeObject>({
+      source: new KubeListWatchSource(client.http, PIPELINE_RUNS, {
+        ...scope,
+        labelSelector: `${NUDGE_TYPE_LABEL}=${NUDGE_TYPE_VALUE}`,
+      }),
+      registry,
+      logger,
+    });
+    const nudgeSweeper = new Controller({
+      reconciler: new NudgeSweepReconciler({
+        client,
+        pipelineRuns: nudgeRuns.store,
+        changeGroups: changeGroupSource,
+        events,
+      }),
+      registry,
+      logger,
+    });
+    nudgeSweeper.watch(nudgeRuns);
+    nudgeSweeper.watch(changeGroups, { map: notStartedNudgeRunsFor(nudgeRuns.store) });
+    // A cluster without Tekton's CRD never syncs this cache: the sweeper is a backstop, so that
+    // must not take the other controllers down with it. The informer keeps retrying and logging.
+    const sweeping = nudgeSweeper.start(leading).catch((error: unknown) => {
+      if (!(error instanceof CacheSyncTimeoutError)) throw error;
+      logger.error({ err: error }, 'nudge sweeper not running: the PipelineRun cache did not sync');
+    });
+    await Promise.all([nudgeRuns.run(leading), staleReferences.start(leading), sweeping]);
   };
 
   const leadership = options.leaderElect

@@ -1,0 +1,113 @@
+// DECISIONS D2: the sweeper cancels nudge PipelineRuns that reached the cluster uncancelled while
+// the mutating webhook was unavailable, as long as they have not started (see `hasStarted`). It
+// mirrors the webhook: same decision, same patch, same annotations. The patch carries a `test` of
+// the resourceVersion the decision was made on, so a run Tekton picked up in the meantime is never
+// cancelled on stale information; the rejected patch is simply retried against the fresher cache.
+import type { JsonPatchOperation, ObjectClient } from '../adapters/kubernetes/client.ts';
+import { KubeApiError, isNotFound } from '../adapters/kubernetes/errors.ts';
+import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { HOLD_REASON_ANNOTATION, cancelPatch, type ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
+import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
+import { isNudgePipelineRun, readPipelineRun } from '../domain/nudge-pipelinerun.ts';
+import type { EventRecorder } from '../runtime/events.ts';
+import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
+import type { Store } from '../runtime/store.ts';
+
+/** The namespace's ChangeGroups; `StoreChangeGroupSource` is the production one. */
+export interface ChangeGroupsByNamespace {
+  inNamespace(namespace: string): readonly ChangeGroupView[];
+}
+
+export interface NudgeSweeperOptions {
+  readonly client: ObjectClient;
+  /** Nudge PipelineRuns (the manager's informer is label-filtered to them). */
+  readonly pipelineRuns: Store<KubeObject>;
+  readonly changeGroups: ChangeGroupsByNamespace;
+  readonly events?: Pick<EventRecorder, 'event'>;
+  /** Delay before retrying a patch the server rejected because the run changed; default 1 s. */
+  readonly conflictRetryMs?: number;
+}
+
+export const HELD_EVENT_REASON = 'HeldByChangeGroup';
+const FIELD_MANAGER = 'nudger-nudge-sweeper';
+const DEFAULT_CONFLICT_RETRY_MS = 1000;
+
+/**
+ * List responses carry no `kind`/`apiVersion` on their items, so a run first seen by the informer's
+ * LIST lacks them; the reader needs them to recognise a PipelineRun.
+ */
+function asPipelineRun(object: KubeObject): KubeObject {
+  return {
+    ...object,
+    apiVersion: object.apiVersion ?? `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
+    kind: object.kind ?? PIPELINE_RUNS.kind,
+  };
+}
+
+/** 409: a precondition failed; 422: the `test` op failed because the resourceVersion moved. */
+function isStale(error: unknown): boolean {
+  return error instanceof KubeApiError && (error.statusCode === 409 || error.statusCode === 422);
+}
+
+export class NudgeSweepReconciler implements Reconciler {
+  readonly name = 'nudge-sweeper';
+  readonly #options: NudgeSweeperOptions;
+
+  constructor(options: NudgeSweeperOptions) {
+    this.#options = options;
+  }
+
+  async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { client, pipelineRuns, changeGroups, events } = this.#options;
+    const cached = pipelineRuns.get(key.namespace, key.name);
+    if (cached === undefined) return undefined; // deleted
+    const resourceVersion = cached.metadata?.resourceVersion;
+    if (resourceVersion === undefined || resourceVersion === '') return undefined; // nothing to guard with
+    const pipelineRun = asPipelineRun(cached);
+    const sweep = decideSweep(pipelineRun, changeGroups.inNamespace(key.namespace));
+    if (sweep.action === 'skip') return undefined;
+
+    const patch: JsonPatchOperation[] = [
+      { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
+      ...cancelPatch(pipelineRun, sweep.decision),
+    ];
+    let cancelled: KubeObject;
+    try {
+      cancelled = await client.patch(PIPELINE_RUNS, key.namespace, key.name, 'json', patch, {
+        signal,
+        fieldManager: FIELD_MANAGER,
+      });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      if (isStale(error)) return { requeueAfterMs: this.#options.conflictRetryMs ?? DEFAULT_CONFLICT_RETRY_MS };
+      throw error;
+    }
+    const message = sweep.decision.annotations[HOLD_REASON_ANNOTATION] ?? 'held by a ChangeGroup';
+    events?.event(cancelled, 'Normal', HELD_EVENT_REASON, message);
+    return undefined;
+  }
+}
+
+/** Whether a cached PipelineRun is a nudge the sweeper might still cancel. */
+function isSweepCandidate(object: KubeObject): boolean {
+  const view = readPipelineRun(asPipelineRun(object));
+  return view !== undefined && isNudgePipelineRun(view) && view.specStatus !== 'Cancelled' && !hasStarted(object);
+}
+
+/**
+ * A ChangeGroup created or changed may now hold runs that were left alone: wake the namespace's
+ * nudge runs that have not started (the reconciler decides; this only narrows the wake-up).
+ */
+export function notStartedNudgeRunsFor(
+  pipelineRuns: Store<KubeObject>,
+): (changeGroup: KubeObject) => readonly ObjectKey[] {
+  return (changeGroup) => {
+    const namespace = changeGroup.metadata?.namespace;
+    if (namespace === undefined) return [];
+    return pipelineRuns
+      .list(namespace)
+      .filter(isSweepCandidate)
+      .map((run) => ({ namespace, name: run.metadata?.name ?? '' }));
+  };
+}
