@@ -2,23 +2,14 @@
 // namespaces, each with a NudgeConfig and two Components. Measured twice: the initial burst after
 // the manager starts (every NudgeConfig gets its first `Valid` condition), then a churn wave (one
 // Component deleted in every namespace; every NudgeConfig turns `Valid=False`).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeClient } from '../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../src/adapters/kubernetes/types.ts';
 import type { NudgeConfigResource } from '../src/controllers/nudgeconfig-objects.ts';
-import { startManager } from '../src/manager/manager.ts';
-import { createLogger } from '../src/runtime/logger.ts';
-import {
-  NUDGER_CRDS,
-  UPSTREAM_CRDS,
-  generateServingCert,
-  startControlPlane,
-} from '../test/integration/harness/control-plane.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane } from '../test/integration/harness/control-plane.ts';
+import { startTestManager } from '../test/integration/manager-fixture.ts';
 
 async function allValid(client: KubeClient, status: 'True' | 'False', count: number): Promise<boolean> {
   const page = await client.list<NudgeConfigResource>(NUDGE_CONFIGS, {});
@@ -36,10 +27,6 @@ async function waitAll(client: KubeClient, status: 'True' | 'False', count: numb
 export async function benchStaleReferences(namespaces = 200): Promise<string> {
   const plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, ...NUDGER_CRDS] });
   const client = new KubeClient(plane.kubeConfig);
-  const certDir = mkdtempSync(join(tmpdir(), 'nudger-bench-certs-'));
-  const cert = generateServingCert();
-  writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
-  writeFileSync(join(certDir, 'tls.key'), cert.keyPem);
   try {
     for (let i = 0; i < namespaces; i += 1) {
       const namespace = `tenant-${String(i)}`;
@@ -60,19 +47,7 @@ export async function benchStaleReferences(namespaces = 200): Promise<string> {
       } as KubeObject);
     }
     const started = performance.now();
-    const manager = await startManager({
-      kubeConfig: plane.kubeConfig,
-      leaderElect: false,
-      leaderElectionNamespace: 'default',
-      leaderElectionId: 'bench',
-      webhookHost: '127.0.0.1',
-      webhookPort: 0,
-      webhookCertDir: certDir,
-      healthHost: '127.0.0.1',
-      healthPort: 0,
-      metricsPort: 0,
-      logger: createLogger({ level: 'error' }),
-    });
+    const manager = await startTestManager(plane.kubeConfig, { logLevel: 'error' });
     await waitAll(client, 'True', namespaces);
     const burstMs = performance.now() - started;
     const churnStart = performance.now();
@@ -87,7 +62,6 @@ export async function benchStaleReferences(namespaces = 200): Promise<string> {
   } finally {
     client.close();
     await plane.close();
-    rmSync(certDir, { recursive: true, force: true });
   }
 }
 

@@ -2,9 +2,6 @@
 // kube-apiserver: the apiserver itself calls the manager's ChangeGroup validating webhook and its
 // PipelineRun mutating webhook, and stores what the latter patched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
@@ -17,16 +14,9 @@ import {
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { HELD_BY_ANNOTATION, HOLD_REASON_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
-import { startManager, type RunningManager } from '../../src/manager/manager.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { CHANGEGROUP_VALIDATING_PATH, PIPELINERUN_MUTATING_PATH } from '../../src/webhooks/paths.ts';
-import {
-  NUDGER_CRDS,
-  UPSTREAM_CRDS,
-  generateServingCert,
-  startControlPlane,
-  type ControlPlane,
-} from './harness/control-plane.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
+import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const admissionRegistration = (plural: string, kind: string): ResourceRef => ({
@@ -45,9 +35,8 @@ interface PipelineRunResource extends KubeObject {
 }
 
 let plane: ControlPlane;
-let manager: RunningManager;
+let manager: TestManager;
 let client: KubeClient;
-let certDir: string;
 
 const component = (name: string, nudges: string[] = []): KubeObject =>
   ({
@@ -105,7 +94,7 @@ function webhook(name: string, path: string, caPem: string, failurePolicy: strin
     matchPolicy: 'Equivalent',
     timeoutSeconds: 10,
     clientConfig: {
-      url: `https://127.0.0.1:${String(manager.webhookPort)}${path}`,
+      url: manager.webhookUrl(path),
       caBundle: Buffer.from(caPem).toString('base64'),
     },
     rules,
@@ -116,29 +105,13 @@ function webhook(name: string, path: string, caPem: string, failurePolicy: strin
 before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, UPSTREAM_CRDS.pipelineRuns, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
-  const cert = generateServingCert();
-  certDir = mkdtempSync(join(tmpdir(), 'nudger-webhook-certs-'));
-  writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
-  writeFileSync(join(certDir, 'tls.key'), cert.keyPem);
-  manager = await startManager({
-    kubeConfig: plane.kubeConfig,
-    leaderElect: false,
-    leaderElectionNamespace: 'default',
-    leaderElectionId: 'nudger-test',
-    webhookHost: '127.0.0.1',
-    webhookPort: 0,
-    webhookCertDir: certDir,
-    healthHost: '127.0.0.1',
-    healthPort: 0,
-    metricsPort: 0,
-    logger: createLogger({ level: 'warn' }),
-  });
+  manager = await startTestManager(plane.kubeConfig);
   await client.create(VALIDATING_WEBHOOKS, {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: { name: 'nudger-test' },
     webhooks: [
-      webhook('vchangegroup.appstudio.redhat.com', CHANGEGROUP_VALIDATING_PATH, cert.caPem, 'Fail', [
+      webhook('vchangegroup.appstudio.redhat.com', CHANGEGROUP_VALIDATING_PATH, manager.caPem, 'Fail', [
         {
           apiGroups: ['appstudio.redhat.com'],
           apiVersions: ['v1alpha1'],
@@ -156,7 +129,7 @@ before(async () => {
       webhook(
         'mpipelinerun.tekton.dev.nudger.konflux-ci.dev',
         PIPELINERUN_MUTATING_PATH,
-        cert.caPem,
+        manager.caPem,
         'Ignore',
         [{ apiGroups: ['tekton.dev'], apiVersions: ['v1'], resources: ['pipelineruns'], operations: ['CREATE'] }],
         { objectSelector: { matchLabels: { 'build.appstudio.redhat.com/type': 'nudge' } } },
@@ -184,7 +157,6 @@ before(async () => {
 after(async () => {
   await manager.stop();
   await plane.close();
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe('the ChangeGroup validating webhook, called by kube-apiserver', () => {

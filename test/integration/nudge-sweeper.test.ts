@@ -2,9 +2,6 @@
 // mutating webhook "was unavailable", so nudge PipelineRuns are stored uncancelled, and the
 // manager's sweeper must cancel the ones a ChangeGroup holds while leaving started runs alone.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import {
@@ -22,15 +19,8 @@ import {
   HELD_TARGETS_ANNOTATION,
   HOLD_REASON_ANNOTATION,
 } from '../../src/domain/changegroup/hold-decision.ts';
-import { startManager, type RunningManager } from '../../src/manager/manager.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import {
-  NUDGER_CRDS,
-  UPSTREAM_CRDS,
-  generateServingCert,
-  startControlPlane,
-  type ControlPlane,
-} from './harness/control-plane.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
+import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const NAMESPACE = 'tenant';
@@ -41,9 +31,8 @@ interface PipelineRunResource extends KubeObject {
 }
 
 let plane: ControlPlane;
-let manager: RunningManager;
+let manager: TestManager;
 let client: KubeClient;
-let certDir: string;
 
 const component = (name: string): KubeObject =>
   ({
@@ -74,23 +63,7 @@ const getRun = (name: string): Promise<PipelineRunResource> =>
 before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, UPSTREAM_CRDS.pipelineRuns, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
-  const cert = generateServingCert();
-  certDir = mkdtempSync(join(tmpdir(), 'nudger-webhook-certs-'));
-  writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
-  writeFileSync(join(certDir, 'tls.key'), cert.keyPem);
-  manager = await startManager({
-    kubeConfig: plane.kubeConfig,
-    leaderElect: false,
-    leaderElectionNamespace: 'default',
-    leaderElectionId: 'nudger-test',
-    webhookHost: '127.0.0.1',
-    webhookPort: 0,
-    webhookCertDir: certDir,
-    healthHost: '127.0.0.1',
-    healthPort: 0,
-    metricsPort: 0,
-    logger: createLogger({ level: 'warn' }),
-  });
+  manager = await startTestManager(plane.kubeConfig);
   await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   for (const name of ['a', 'b', 'bundle']) await client.create(COMPONENTS, component(name));
   await client.create(NUDGE_CONFIGS, {
@@ -104,7 +77,6 @@ before(async () => {
 after(async () => {
   await manager.stop();
   await plane.close();
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe('the nudge sweeper, with the mutating webhook unavailable', () => {

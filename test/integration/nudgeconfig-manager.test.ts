@@ -2,25 +2,15 @@
 // calls the manager's validating webhook, and the stale-reference controller keeps `Valid` true to
 // the Components that exist.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
-import { startManager, type RunningManager } from '../../src/manager/manager.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { NUDGECONFIG_VALIDATING_PATH } from '../../src/webhooks/paths.ts';
-import {
-  NUDGER_CRDS,
-  UPSTREAM_CRDS,
-  generateServingCert,
-  startControlPlane,
-  type ControlPlane,
-} from './harness/control-plane.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
+import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const VALIDATING_WEBHOOKS: ResourceRef = {
@@ -33,9 +23,8 @@ const VALIDATING_WEBHOOKS: ResourceRef = {
 const NAMESPACE = 'tenant';
 
 let plane: ControlPlane;
-let manager: RunningManager;
+let manager: TestManager;
 let client: KubeClient;
-let certDir: string;
 
 const component = (name: string): KubeObject =>
   ({
@@ -70,23 +59,7 @@ async function validCondition(): Promise<{ status: string; reason: string; messa
 before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
-  const cert = generateServingCert();
-  certDir = mkdtempSync(join(tmpdir(), 'nudger-webhook-certs-'));
-  writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
-  writeFileSync(join(certDir, 'tls.key'), cert.keyPem);
-  manager = await startManager({
-    kubeConfig: plane.kubeConfig,
-    leaderElect: false,
-    leaderElectionNamespace: 'default',
-    leaderElectionId: 'nudger-test',
-    webhookHost: '127.0.0.1',
-    webhookPort: 0,
-    webhookCertDir: certDir,
-    healthHost: '127.0.0.1',
-    healthPort: 0,
-    metricsPort: 0,
-    logger: createLogger({ level: 'warn' }),
-  });
+  manager = await startTestManager(plane.kubeConfig);
   await client.create(VALIDATING_WEBHOOKS, {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
@@ -100,8 +73,8 @@ before(async () => {
         matchPolicy: 'Equivalent',
         timeoutSeconds: 10,
         clientConfig: {
-          url: `https://127.0.0.1:${String(manager.webhookPort)}${NUDGECONFIG_VALIDATING_PATH}`,
-          caBundle: Buffer.from(cert.caPem).toString('base64'),
+          url: manager.webhookUrl(NUDGECONFIG_VALIDATING_PATH),
+          caBundle: Buffer.from(manager.caPem).toString('base64'),
         },
         rules: [
           {
@@ -126,7 +99,6 @@ before(async () => {
 after(async () => {
   await manager.stop();
   await plane.close();
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe('the NudgeConfig validating webhook, called by kube-apiserver', () => {
