@@ -3,6 +3,17 @@
 import Type, { type Static } from 'typebox';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../domain/names.ts';
 
+/** The Kubernetes extensions to OpenAPI that nudger's schemas may carry, for the CRD and for ajv. */
+export const KUBERNETES_SCHEMA_EXTENSIONS = [
+  'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-embedded-resource',
+] as const;
+
 /** A Component name: Kubernetes requires DNS-1123 labels for the objects nudges point at. */
 export const ComponentName = Type.String({
   minLength: 1,

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import { CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND, CHANGE_GROUP_VERSION, ChangeGroup } from './changegroup.ts';
 import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NUDGE_CONFIG_VERSION, NudgeConfig } from './nudgeconfig.ts';
+import { KUBERNETES_SCHEMA_EXTENSIONS } from './common.ts';
 
 export interface PrinterColumn {
   readonly name: string;
@@ -74,13 +75,7 @@ const KEPT_KEYWORDS = new Set([
   'minProperties',
   'maxProperties',
   'example',
-  'x-kubernetes-validations',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-embedded-resource',
+  ...KUBERNETES_SCHEMA_EXTENSIONS,
 ]);
 
 /** JSON-Schema bookkeeping with no meaning to the API server. */

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import type { NudgeConfigFlavour, RuleId, Severity } from '../domain/model.ts';
 import { dns1123LabelProblem } from '../domain/names.ts';
-import { ObjectMeta } from './common.ts';
+import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from './common.ts';
 import { Component } from './component.ts';
 import { NudgeConfig } from './nudgeconfig.ts';
 import { UpstreamNudgeConfig } from './upstream-nudgeconfig.ts';
@@ -23,17 +23,6 @@ export interface SchemaProblem {
   /** Starts with the field path, e.g. `spec.nudges[3].to "Bad_Name": must consist of ...`. */
   readonly message: string;
 }
-
-/** Annotations the CRD generator and the API server read; ajv only has to accept them. */
-const KUBERNETES_KEYWORDS = [
-  'x-kubernetes-validations',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-embedded-resource',
-];
 
 /** ObjectMeta as every object must carry it: a name is required, unlike in the shared fragment. */
 const NamedObjectMeta = { ...ObjectMeta, required: ['name'] };
@@ -60,7 +49,8 @@ function validators(): Record<SchemaName, ValidateFunction> {
   // No field nudger reads has a `format`, and ajv-formats alone costs ~80 ms of start-up, so
   // formats are left as annotations (only `status` uses them, and it is not checked).
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, logger: false, validateFormats: false });
-  ajv.addVocabulary(KUBERNETES_KEYWORDS);
+  // The CRD generator and the API server read these; ajv only has to accept them.
+  ajv.addVocabulary([...KUBERNETES_SCHEMA_EXTENSIONS]);
   compiled = {
     component: ajv.compile(readingSchema(Component)),
     nudger: ajv.compile(readingSchema(NudgeConfig)),
