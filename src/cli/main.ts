@@ -191,6 +191,30 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     )
     .addOption(portOption('--metrics-port <port>', 'Prometheus /metrics port', 8080))
     .addOption(portOption('--health-port <port>', '/healthz and /readyz port', 8081))
+    .option(
+      '--github-host <host[=apiUrl]>',
+      'a GitHub Enterprise host besides github.com, optionally with its REST API URL (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--git-cache-dir <dir>', 'where bare repositories are kept between pull request updates')
+    .addOption(
+      durationOption(
+        '--changegroup-poll-interval <duration>',
+        'how often open ChangeGroup pull requests are re-read for merges, ticks and human commits',
+        30_000,
+      ),
+    )
+    .option(
+      '--changegroup-url-template <url>',
+      'console URL of a ChangeGroup for PR descriptions, with {namespace} and {name} (default: a kubectl command)',
+    )
+    .option('--bot-name <name>', "author name of nudger's commits", 'nudger')
+    .option(
+      '--bot-email <email>',
+      "author email of nudger's commits; commits by others count as manual changes",
+      'nudger@konflux-ci.dev',
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])

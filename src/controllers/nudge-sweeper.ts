@@ -7,12 +7,19 @@ import type { JsonPatchOperation, ObjectClient } from '../adapters/kubernetes/cl
 import { KubeApiError, isNotFound } from '../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
-import { HOLD_REASON_ANNOTATION, cancelPatch, type ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
+import {
+  HOLD_REASON_ANNOTATION,
+  PIPELINERUN_CANCELLED,
+  REDISPATCH_ANNOTATION,
+  cancelPatch,
+  type ChangeGroupView,
+} from '../domain/changegroup/hold-decision.ts';
 import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
 import { isNudgePipelineRun, readPipelineRun } from '../domain/nudge-pipelinerun.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import type { Store } from '../runtime/store.ts';
+import { REDISPATCHED_TARGETS_ANNOTATION, redispatchNudge } from './redispatch.ts';
 
 /** The namespace's ChangeGroups; `StoreChangeGroupSource` is the production one. */
 export interface ChangeGroupsByNamespace {
@@ -66,7 +73,7 @@ export class NudgeSweepReconciler implements Reconciler {
     if (resourceVersion === undefined || resourceVersion === '') return undefined; // nothing to guard with
     const pipelineRun = asPipelineRun(cached);
     const sweep = decideSweep(pipelineRun, changeGroups.inNamespace(key.namespace));
-    if (sweep.action === 'skip') return undefined;
+    if (sweep.action === 'skip') return this.#redispatchUncovered(pipelineRun, signal);
 
     const patch: JsonPatchOperation[] = [
       { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
@@ -85,8 +92,40 @@ export class NudgeSweepReconciler implements Reconciler {
     }
     const message = sweep.decision.annotations[HOLD_REASON_ANNOTATION] ?? 'held by a ChangeGroup';
     events?.event(cancelled, 'Normal', HELD_EVENT_REASON, message);
+    return this.#redispatchUncovered(asPipelineRun(cancelled), signal);
+  }
+
+  /**
+   * A run cancelled for some targets only: the others must still be nudged, so a copy for them is
+   * created (once; see redispatch.ts). The run must really be cancelled: an annotation alone on a
+   * running nudge would otherwise double its targets' nudges.
+   */
+  async #redispatchUncovered(pipelineRun: KubeObject, signal: AbortSignal): Promise<undefined> {
+    const targets = pendingRedispatch(pipelineRun);
+    const view = readPipelineRun(pipelineRun);
+    if (targets.length === 0 || view?.specStatus !== PIPELINERUN_CANCELLED) return undefined;
+    const copy = await redispatchNudge(
+      this.#options.client,
+      pipelineRun,
+      targets,
+      { key: REDISPATCHED_TARGETS_ANNOTATION, value: targets.join(' ') },
+      signal,
+    );
+    this.#options.events?.event(
+      pipelineRun,
+      'Normal',
+      'NudgeRedispatched',
+      `nudges of ${targets.join(', ')} re-dispatched as ${copy}`,
+    );
     return undefined;
   }
+}
+
+/** Targets the cancelling webhook (or sweep) left to nudger, not yet re-dispatched. */
+export function pendingRedispatch(pipelineRun: KubeObject): string[] {
+  const annotations = pipelineRun.metadata?.annotations ?? {};
+  if (annotations[REDISPATCHED_TARGETS_ANNOTATION] !== undefined) return [];
+  return (annotations[REDISPATCH_ANNOTATION] ?? '').split(/\s+/).filter((t) => t !== '');
 }
 
 /** Whether a cached PipelineRun is a nudge the sweeper might still cancel. */

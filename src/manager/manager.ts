@@ -2,7 +2,18 @@
 // need the Component cache, so every replica runs the informers); only the elected leader runs the
 // controllers. Losing leadership ends the process, as controller-runtime does: a fresh start is
 // the simplest way to be sure no controller of the old term is still writing.
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostedForgeResolver, defaultGitHubApiUrl, type HostedForge } from '../adapters/forges/hosted-resolver.ts';
+import type { ForgeResolver } from '../adapters/forges/resolver.ts';
+import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
+import { BuildVerifier } from '../controllers/changegroup/build-verifier.ts';
+import { changeGroupsHolding } from '../controllers/changegroup/inputs.ts';
+import { ChangeGroupReconciler, type ChangeGroupReconcilerOptions } from '../controllers/changegroup/reconciler.ts';
+import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
+import type { ChangeGroupLink } from '../domain/pr-description/index.ts';
+import type { ObjectKey } from '../runtime/reconciler.ts';
+import type { Store } from '../runtime/store.ts';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
@@ -53,7 +64,27 @@ export interface ManagerOptions {
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
   readonly logger: Logger;
+  /** The ChangeGroup controller's forges, git cache and pull request settings. */
+  readonly changeGroups?: ChangeGroupControllerOptions;
 }
+
+export interface ChangeGroupControllerOptions {
+  /** Default: github.com and `githubHosts`, with tokens from the tenant's SCM Secrets. */
+  readonly forgeResolver?: ForgeResolver;
+  /** GitHub Enterprise hosts besides github.com, by host name. */
+  readonly githubHosts?: ReadonlyMap<string, HostedForge>;
+  /** Bare repositories reused across pull request updates; default `<tmpdir>/nudger-git`. */
+  readonly gitCacheDir?: string;
+  /** The identity of nudger's commits; the controller recognises its own commits by the email. */
+  readonly bot?: GitIdentity;
+  readonly link?: ChangeGroupLink;
+  /** How often open pull requests are re-read for human actions; default 30 s. */
+  readonly pollIntervalMs?: number;
+  readonly workers?: number;
+}
+
+export const DEFAULT_BOT: GitIdentity = { name: 'nudger', email: 'nudger@konflux-ci.dev' };
+const DEFAULT_POLL_INTERVAL_MS = 30_000;
 
 export interface RunningManager {
   readonly webhookPort: number;
@@ -179,7 +210,28 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       if (!(error instanceof CacheSyncTimeoutError)) throw error;
       logger.error({ err: error }, 'nudge sweeper not running: the PipelineRun cache did not sync');
     });
-    await Promise.all([nudgeRuns.run(leading), staleReferences.start(leading), sweeping]);
+    const changeGroupController = new Controller({
+      reconciler: changeGroupReconciler(options, client, {
+        changeGroups: changeGroups.store,
+        components: components.store,
+        nudgeConfigs: nudgeConfigs.store,
+        nudgeRuns: nudgeRuns.store,
+        events,
+      }),
+      concurrency: options.changeGroups?.workers ?? 4,
+      registry,
+      logger,
+    });
+    // Status writes are the controller's own; only spec edits and deletions need a new look.
+    changeGroupController.watch(changeGroups, { updatePredicate: generationChanged });
+    changeGroupController.watch(nudgeRuns, { map: heldByChangeGroups });
+    changeGroupController.watch(components, { map: changeGroupsOfNamespace(changeGroups.store) });
+    changeGroupController.watch(nudgeConfigs, { map: changeGroupsOfNamespace(changeGroups.store) });
+    const changeGroupsRunning = changeGroupController.start(leading).catch((error: unknown) => {
+      if (!(error instanceof CacheSyncTimeoutError)) throw error;
+      logger.error({ err: error }, 'ChangeGroup controller not running: a cache did not sync');
+    });
+    await Promise.all([nudgeRuns.run(leading), staleReferences.start(leading), sweeping, changeGroupsRunning]);
   };
 
   const leadership = options.leaderElect
@@ -230,6 +282,48 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     },
   );
   return { webhookPort, healthPort, metricsPort, identity, done, stop };
+}
+
+function changeGroupReconciler(
+  options: ManagerOptions,
+  client: KubeClient,
+  stores: Pick<ChangeGroupReconcilerOptions, 'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'events'>,
+): ChangeGroupReconciler {
+  const settings = options.changeGroups ?? {};
+  const hosts = new Map<string, HostedForge>([
+    ['github.com', { kind: 'github', apiUrl: defaultGitHubApiUrl('github.com') }],
+  ]);
+  for (const [host, forge] of settings.githubHosts ?? []) hosts.set(host, forge);
+  return new ChangeGroupReconciler({
+    client,
+    ...stores,
+    builds: new BuildVerifier(client),
+    forges: settings.forgeResolver ?? new HostedForgeResolver(client, hosts),
+    workspaces: new GitWorkspaces({ cacheDir: settings.gitCacheDir ?? join(tmpdir(), 'nudger-git') }),
+    bot: settings.bot ?? DEFAULT_BOT,
+    link: settings.link ?? { kind: 'kubectl' },
+    pollIntervalMs: settings.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+  });
+}
+
+/** A held nudge wakes the ChangeGroups its held-targets annotation names. */
+function heldByChangeGroups(run: KubeObject): ObjectKey[] {
+  const namespace = run.metadata?.namespace ?? '';
+  return changeGroupsHolding(run).map((name) => ({ namespace, name }));
+}
+
+/** A Component or NudgeConfig change can move any ChangeGroup of its namespace still collecting. */
+function changeGroupsOfNamespace(store: Store<KubeObject>): (object: KubeObject) => ObjectKey[] {
+  return (object) => {
+    const namespace = object.metadata?.namespace ?? '';
+    return store
+      .list(namespace)
+      .filter((cg) => {
+        const phase = (cg as { status?: { phase?: ChangeGroupPhase } }).status?.phase;
+        return phase === undefined || !isTerminalPhase(phase);
+      })
+      .map((cg) => ({ namespace, name: cg.metadata?.name ?? '' }));
+  };
 }
 
 function hostOf(options: ManagerOptions): { host?: string } {

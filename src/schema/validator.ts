@@ -7,6 +7,7 @@ import type { TSchema } from 'typebox';
 import type { NudgeConfigFlavour, RuleId, Severity } from '../domain/model.ts';
 import { dns1123LabelProblem } from '../domain/names.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from './common.ts';
+import { ChangeGroup } from './changegroup.ts';
 import { Component } from './component.ts';
 import { NudgeConfig } from './nudgeconfig.ts';
 import { UpstreamNudgeConfig } from './upstream-nudgeconfig.ts';
@@ -39,7 +40,7 @@ function readingSchema(schema: TSchema & { properties: Record<string, unknown> }
   };
 }
 
-type SchemaName = 'component' | NudgeConfigFlavour;
+type SchemaName = 'component' | 'changegroup' | NudgeConfigFlavour;
 
 let compiled: Record<SchemaName, ValidateFunction> | undefined;
 
@@ -53,10 +54,16 @@ function validators(): Record<SchemaName, ValidateFunction> {
   ajv.addVocabulary([...KUBERNETES_SCHEMA_EXTENSIONS]);
   compiled = {
     component: ajv.compile(readingSchema(Component)),
+    changegroup: ajv.compile(readingSchema(ChangeGroup)),
     nudger: ajv.compile(readingSchema(NudgeConfig)),
     'upstream-v1beta2': ajv.compile(readingSchema(UpstreamNudgeConfig)),
   };
   return compiled;
+}
+
+/** The ChangeGroup's spec and metadata; status is the controller's own and not checked. */
+export function validateChangeGroupManifest(value: unknown): SchemaProblem[] {
+  return problemsOf(validators().changegroup, value);
 }
 
 export function validateComponentManifest(value: unknown): SchemaProblem[] {

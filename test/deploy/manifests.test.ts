@@ -74,8 +74,9 @@ const EXPECTED_CLUSTER_PERMISSIONS: Readonly<Record<string, readonly string[]>> 
   'appstudio.redhat.com/nudgeconfigs': ['get', 'list', 'watch'],
   'konflux-ci.dev/nudgeconfigs': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'konflux-ci.dev/nudgeconfigs/status': ['get', 'patch', 'update'],
-  'tekton.dev/pipelineruns': ['get', 'list', 'patch', 'update', 'watch'],
-  'core/secrets': ['get', 'list', 'watch'],
+  'tekton.dev/pipelineruns': ['create', 'get', 'list', 'patch', 'update', 'watch'],
+  'core/configmaps': ['get'],
+  'core/secrets': ['get', 'list'],
   'core/events': ['create', 'patch'],
   'events.k8s.io/events': ['create', 'patch'],
 };

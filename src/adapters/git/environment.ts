@@ -32,6 +32,8 @@ export const GIT_ENVIRONMENT_KEYS = [
   'GIT_AUTHOR_EMAIL',
   'GIT_COMMITTER_NAME',
   'GIT_COMMITTER_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_DATE',
 ] as const;
 
 export type GitEnvironmentKey = (typeof GIT_ENVIRONMENT_KEYS)[number];

@@ -58,6 +58,11 @@ export interface BuildCommitInput {
   readonly files: readonly FileText[];
   readonly message: string;
   readonly author: GitIdentity;
+  /**
+   * Author and committer date (ISO 8601). Given, the same inputs always make the same commit sha,
+   * which is how the ChangeGroup controller recognises a push it made before a crash (D5).
+   */
+  readonly date?: string;
   /** A directory this call may create and remove (inside the repository's git dir). */
   readonly scratchRoot: string;
 }
@@ -102,6 +107,7 @@ export async function buildCommit(run: GitRun, input: BuildCommitInput): Promise
       GIT_AUTHOR_EMAIL: input.author.email,
       GIT_COMMITTER_NAME: input.author.name,
       GIT_COMMITTER_EMAIL: input.author.email,
+      ...(input.date === undefined ? {} : { GIT_AUTHOR_DATE: input.date, GIT_COMMITTER_DATE: input.date }),
     };
     return (await run('commit-tree', ['commit-tree', tree, ...parents, '-m', input.message], identity)).trim();
   } finally {

@@ -38,6 +38,8 @@ export interface CommitOnBaseInput {
   readonly files: readonly FileText[];
   readonly message: string;
   readonly author: GitIdentity;
+  /** Author and committer date; see BuildCommitInput.date. */
+  readonly date?: string;
 }
 
 const BASE_REF_PREFIX = 'refs/nudger/base/';
@@ -144,6 +146,7 @@ export class BaseCheckout {
       files: input.files,
       message: input.message,
       author: input.author,
+      ...(input.date === undefined ? {} : { date: input.date }),
       scratchRoot: join(this.directory, 'nudger-tmp'),
     });
     this.#lastCommit = commit;

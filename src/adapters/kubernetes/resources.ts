@@ -15,6 +15,7 @@ export const NAMESPACES: ResourceRef = {
   kind: 'Namespace',
   namespaced: false,
 };
+export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 export const CORE_EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceRef = {
   group: 'coordination.k8s.io',

@@ -2,7 +2,8 @@
 import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
 import { startManager } from '../../manager/manager.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { EXIT_OK } from '../errors.ts';
+import { defaultGitHubApiUrl, type HostedForge } from '../../adapters/forges/hosted-resolver.ts';
+import { EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
 
 export interface ManagerCommandOptions {
@@ -19,8 +20,29 @@ export interface ManagerCommandOptions {
   readonly metricsPort: number;
   readonly healthPort: number;
   readonly logLevel: string;
+  readonly githubHost: readonly string[];
+  readonly gitCacheDir?: string;
+  readonly changegroupPollInterval: number;
+  readonly changegroupUrlTemplate?: string;
+  readonly botName: string;
+  readonly botEmail: string;
   /** Ends the manager (tests); the process signals do the same for a real run. */
   readonly signal?: AbortSignal;
+}
+
+/** `ghe.example.com` or `ghe.example.com=https://ghe.example.com/api/v3`. */
+export function parseGitHubHosts(values: readonly string[]): Map<string, HostedForge> {
+  const hosts = new Map<string, HostedForge>();
+  for (const value of values) {
+    const [host = '', apiUrl] = value.split('=', 2);
+    if (!/^[a-z0-9.-]+(:[0-9]+)?$/i.test(host))
+      throw new UsageError(`--github-host: "${value}" does not start with a host name`);
+    if (apiUrl !== undefined && !/^https?:\/\//.test(apiUrl)) {
+      throw new UsageError(`--github-host: "${apiUrl}" is not an http(s) URL`);
+    }
+    hosts.set(host.toLowerCase(), { kind: 'github', apiUrl: apiUrl ?? defaultGitHubApiUrl(host.toLowerCase()) });
+  }
+  return hosts;
 }
 
 export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
@@ -40,6 +62,16 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
     webhookCertDir: options.webhookCertDir,
     metricsPort: options.metricsPort,
     healthPort: options.healthPort,
+    changeGroups: {
+      githubHosts: parseGitHubHosts(options.githubHost),
+      ...(options.gitCacheDir === undefined ? {} : { gitCacheDir: options.gitCacheDir }),
+      pollIntervalMs: options.changegroupPollInterval,
+      link:
+        options.changegroupUrlTemplate === undefined
+          ? { kind: 'kubectl' }
+          : { kind: 'console', urlTemplate: options.changegroupUrlTemplate },
+      bot: { name: options.botName, email: options.botEmail },
+    },
     logger,
   });
   logger.info(

@@ -1,15 +1,17 @@
 // What the PR description shows. Plain data mirrored from the ChangeGroup status (ADR 59): the
 // controller builds it, this module only renders and reads it back.
 
-export const CHANGE_GROUP_PHASES = ['Initialized', 'Waiting', 'Ready', 'Completed', 'Cancelled', 'Failed'] as const;
-export type ChangeGroupPhase = (typeof CHANGE_GROUP_PHASES)[number];
+// One vocabulary for phases, component states and skip-CI modes: the ChangeGroup model's.
+import type { ChangeGroupPhase, ComponentState, SkipCiMode } from '../changegroup/model.ts';
 
-export const COMPONENT_STATES = ['Waiting', 'Ready'] as const;
-export type ComponentState = (typeof COMPONENT_STATES)[number];
-
-/** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
-export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
-export type SkipCiMode = (typeof SKIP_CI_MODES)[number];
+export {
+  CHANGE_GROUP_PHASES,
+  COMPONENT_STATES,
+  SKIP_CI_MODES,
+  type ChangeGroupPhase,
+  type ComponentState,
+  type SkipCiMode,
+} from '../changegroup/model.ts';
 
 /** One row of the status table. Every text field is shown as given ('' for "none yet"). */
 export interface ComponentRow {

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ForgeError, isForgeError } from '../../../src/adapters/forges/errors.ts';
-import { LocalForge } from '../../../src/adapters/forges/local/local-forge.ts';
+import { ZERO_SHA, type LoggedForgeEvent } from '../../../src/adapters/forges/local/event-log.ts';
+import { LocalForge, readForgeEvents } from '../../../src/adapters/forges/local/local-forge.ts';
 import { parseRepositoryUrl } from '../../../src/adapters/forges/repository-url.ts';
 import type { ForgeProvider } from '../../../src/adapters/forges/types.ts';
 import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
@@ -225,5 +226,114 @@ describe('LocalForge', () => {
       forge.createPullRequest({ repo, base: 'main', head: 'absent', title: 't', body: 'b', draft: true }),
       (error: unknown) => isForgeError(error, 422) && error.message.includes('head branch absent does not exist'),
     );
+  });
+
+  describe('event log', () => {
+    // The order and the fields that matter; `at` and `offset` vary from run to run.
+    const summary = (events: readonly LoggedForgeEvent[]): string[] =>
+      events.map((event) =>
+        event.type === 'push'
+          ? `push ${event.ref} ${event.before === ZERO_SHA ? 'new' : event.before.slice(0, 7)}..${event.after.slice(0, 7)}`
+          : `${event.type} #${String(event.number)} ${event.headSha.slice(0, 7)} draft=${String(event.draft)}`,
+      );
+    const short = (sha: string): string => sha.slice(0, 7);
+
+    it('logs pushes (through the post-receive hook) and PR changes in order, only real changes', async () => {
+      const { forge, repo, pushBranch } = await setup('forge-events');
+      const first = await pushBranch('image: a\n', undefined);
+      await forge.createPullRequest({ repo, base: 'main', head: BRANCH, title: 't', body: 'b', draft: true });
+      const second = await pushBranch('image: b\n', first);
+      await forge.updatePullRequest(repo, 1, { body: 'b' }); // unchanged: no event
+      await forge.updatePullRequest(repo, 1, { body: 'new body' });
+      await forge.markReadyForReview(repo, 1);
+      await forge.markReadyForReview(repo, 1); // already ready: no event
+      await forge.convertToDraft(repo, 1);
+      await forge.markReadyForReview(repo, 1);
+      const mainBefore = (await forge.branchHead(repo, 'main')) ?? '';
+      await forge.merge(repo, 1);
+      await forge.close(repo, 1); // already merged: no event
+
+      const { events, nextOffset } = await readForgeEvents(forge, repo, 0);
+      assert.deepEqual(summary(events), [
+        `push refs/heads/${BRANCH} new..${short(first)}`,
+        `opened #1 ${short(first)} draft=true`,
+        `push refs/heads/${BRANCH} ${short(first)}..${short(second)}`,
+        `edited #1 ${short(second)} draft=true`,
+        `ready_for_review #1 ${short(second)} draft=false`,
+        `converted_to_draft #1 ${short(second)} draft=true`,
+        `ready_for_review #1 ${short(second)} draft=false`,
+        `push refs/heads/main ${short(mainBefore)}..${short(second)}`,
+        `merged #1 ${short(second)} draft=false`,
+      ]);
+      assert.equal(nextOffset, readFileSync(forge.eventLogPath(repo)).length);
+      // Reading on from an offset yields the rest, and nothing once caught up.
+      const third = events[3]!;
+      assert.deepEqual((await readForgeEvents(forge, repo, third.offset)).events, events.slice(3));
+      assert.deepEqual(await readForgeEvents(forge, repo, nextOffset), { events: [], nextOffset });
+    });
+
+    it('logs a close, and nothing for a repository with no activity', async () => {
+      const { forge, repo, pushBranch } = await setup('forge-events-close');
+      assert.deepEqual(await readForgeEvents(forge, repo, 0), { events: [], nextOffset: 0 });
+      const head = await pushBranch('image: a\n', undefined);
+      await forge.createPullRequest({ repo, base: 'main', head: BRANCH, title: 't', body: 'b', draft: false });
+      await forge.close(repo, 1);
+      const { events } = await readForgeEvents(forge, repo, 0);
+      assert.deepEqual(summary(events).slice(1), [
+        `opened #1 ${short(head)} draft=false`,
+        `closed #1 ${short(head)} draft=false`,
+      ]);
+    });
+
+    it('records every one of many rapid pushes, from several pushers at once, as one whole line each', async () => {
+      const { dir, forge, repo } = await setup('forge-events-many');
+      const pushers = 4;
+      const perPusher = 10;
+      // Each pusher has its own workspace cache and branch: concurrent receive-packs on one repository.
+      await Promise.all(
+        Array.from({ length: pushers }, async (_, p) => {
+          const workspaces = new GitWorkspaces({ cacheDir: join(dir, `cache-${String(p)}`) });
+          let expected: string | undefined;
+          for (let i = 0; i < perPusher; i += 1) {
+            const base = await workspaces.prepareBase(forge.cloneUrl(repo), 'main');
+            await base.commitOnBase({
+              files: [{ path: `f-${String(p)}.txt`, text: `${String(i)}\n` }],
+              message: `push ${String(i)}`,
+              author: BOT,
+            });
+            const branch = `pusher-${String(p)}`;
+            await base.pushWithLease(branch, expected);
+            expected = await forge.branchHead(repo, branch);
+          }
+        }),
+      );
+      const { events } = await readForgeEvents(forge, repo, 0);
+      assert.equal(events.length, pushers * perPusher);
+      for (let p = 0; p < pushers; p += 1) {
+        const mine = events.filter((event) => event.type === 'push' && event.ref === `refs/heads/pusher-${String(p)}`);
+        assert.equal(mine.length, perPusher);
+        // Each push starts where the previous one of the same branch ended: none lost or reordered.
+        for (let i = 1; i < mine.length; i += 1) {
+          const [previous, current] = [mine[i - 1], mine[i]];
+          assert.ok(previous?.type === 'push' && current?.type === 'push');
+          assert.equal(current.before, previous.after);
+        }
+      }
+    });
+
+    it('resumes mid-log without losing events appended between reads', async () => {
+      const { forge, repo, pushBranch } = await setup('forge-events-resume');
+      let offset = 0;
+      const seen: LoggedForgeEvent[] = [];
+      let expected: string | undefined;
+      for (let i = 0; i < 5; i += 1) {
+        expected = await pushBranch(`image: ${String(i)}\n`, expected);
+        const batch = await readForgeEvents(forge, repo, offset);
+        seen.push(...batch.events);
+        offset = batch.nextOffset;
+      }
+      assert.deepEqual(seen, (await readForgeEvents(forge, repo, 0)).events);
+      assert.equal(seen.length, 5);
+    });
   });
 });

@@ -1,7 +1,9 @@
 // A forge made of bare git repositories on disk (`<root>/<owner>/<name>.git`) with pull-request
 // records beside them, for the sandbox and for people trying nudger without a hosted forge. It
 // behaves like GitHub where the controller can tell: 422 for a second open PR on one head, 404 for
-// an unknown PR, live head shas, merge = fast-forward or a merge commit on the base.
+// an unknown PR, live head shas, merge = fast-forward or a merge commit on the base. Every PR
+// change and every push is also appended to the repository's event log (event-log.ts), which the
+// sandbox's Pipelines-as-Code stand-in reads the way PaC receives webhooks.
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +18,13 @@ import type {
   PullRequestCommit,
   PullRequestUpdate,
 } from '../types.ts';
+import {
+  appendForgeEvent,
+  installPostReceiveHook,
+  readForgeEventLog,
+  type ForgeEventBatch,
+  type PullRequestAction,
+} from './event-log.ts';
 import { PullRequestStore, type PullRequestRecord } from './pr-store.ts';
 
 export interface LocalForgeOptions {
@@ -57,6 +66,7 @@ export class LocalForge implements ForgeProvider {
     await mkdir(gitDir, { recursive: true });
     const run = localGitRun(gitDir);
     await run('init', ['init', '--quiet', '--bare', '--initial-branch=main']);
+    await installPostReceiveHook(gitDir, this.eventLogPath(repo));
     const commit = await buildCommit(run, {
       parent: undefined,
       files: Object.entries(files).map(([path, text]): FileText => ({ path, text })),
@@ -66,6 +76,16 @@ export class LocalForge implements ForgeProvider {
     });
     await run('update-ref', ['update-ref', 'refs/heads/main', commit, '']);
     return repo;
+  }
+
+  /** The bare repository of `repo` (existing or not). */
+  gitDirectory(repo: RepositoryRef): string {
+    return this.#gitDir(repo.owner, repo.name);
+  }
+
+  /** `<root>/<owner>/<name>.events.jsonl`: see event-log.ts. */
+  eventLogPath(repo: RepositoryRef): string {
+    return join(this.root, repo.owner, `${repo.name}.events.jsonl`);
   }
 
   cloneUrl(repo: RepositoryRef): string {
@@ -120,6 +140,7 @@ export class LocalForge implements ForgeProvider {
         updatedAt: now,
       };
       await store.write(created);
+      await this.#event(repo, 'opened', created);
       return created;
     });
     return this.#view(run, repo, record);
@@ -131,19 +152,26 @@ export class LocalForge implements ForgeProvider {
   }
 
   async updatePullRequest(repo: RepositoryRef, number: number, update: PullRequestUpdate): Promise<PullRequest> {
-    return this.#change('updatePullRequest', repo, number, (record) => ({
-      ...record,
-      title: update.title ?? record.title,
-      body: update.body ?? record.body,
-    }));
+    return this.#change('updatePullRequest', repo, number, (record) => {
+      const next = { ...record, title: update.title ?? record.title, body: update.body ?? record.body };
+      // GitHub sends `edited` only when the title or the body actually changed.
+      const changed = next.title !== record.title || next.body !== record.body;
+      return { record: next, event: changed ? 'edited' : undefined };
+    });
   }
 
   async markReadyForReview(repo: RepositoryRef, number: number): Promise<PullRequest> {
-    return this.#change('markReadyForReview', repo, number, (record) => ({ ...record, draft: false }));
+    return this.#change('markReadyForReview', repo, number, (record) => ({
+      record: { ...record, draft: false },
+      event: record.draft ? 'ready_for_review' : undefined,
+    }));
   }
 
   async convertToDraft(repo: RepositoryRef, number: number): Promise<PullRequest> {
-    return this.#change('convertToDraft', repo, number, (record) => ({ ...record, draft: true }));
+    return this.#change('convertToDraft', repo, number, (record) => ({
+      record: { ...record, draft: true },
+      event: record.draft ? undefined : 'converted_to_draft',
+    }));
   }
 
   async listCommits(repo: RepositoryRef, number: number): Promise<PullRequestCommit[]> {
@@ -214,6 +242,15 @@ export class LocalForge implements ForgeProvider {
         updatedAt: new Date().toISOString(),
       };
       await store.write(next);
+      // update-ref runs no hook: the base moved, so the push GitHub would deliver is logged here.
+      await appendForgeEvent(this.eventLogPath(repo), {
+        type: 'push',
+        ref: `refs/heads/${current.baseBranch}`,
+        before: base,
+        after: merged,
+        at: next.updatedAt,
+      });
+      await this.#event(repo, 'merged', next);
       return next;
     });
     return this.#view(run, repo, record);
@@ -234,6 +271,7 @@ export class LocalForge implements ForgeProvider {
         updatedAt: new Date().toISOString(),
       };
       await store.write(next);
+      await this.#event(repo, 'closed', next);
       return next;
     });
     return this.#view(run, repo, record);
@@ -243,13 +281,19 @@ export class LocalForge implements ForgeProvider {
     operation: string,
     repo: RepositoryRef,
     number: number,
-    apply: (record: PullRequestRecord) => PullRequestRecord,
+    apply: (record: PullRequestRecord) => { record: PullRequestRecord; event: PullRequestAction | undefined },
   ): Promise<PullRequest> {
     const run = await this.#open(operation, repo);
     const store = this.#store(repo);
     const record = await store.withLock(async () => {
-      const next = { ...apply(await this.#read(operation, repo, number)), updatedAt: new Date().toISOString() };
+      const applied = apply(await this.#read(operation, repo, number));
+      const next = { ...applied.record, updatedAt: new Date().toISOString() };
       await store.write(next);
+      if (applied.event !== undefined) {
+        const live = next.state === 'open' ? await this.#branchHead(run, next.headBranch) : undefined;
+        const headSha = live ?? next.headSha;
+        await this.#event(repo, applied.event, { ...next, headSha });
+      }
       return next;
     });
     return this.#view(run, repo, record);
@@ -299,6 +343,19 @@ export class LocalForge implements ForgeProvider {
     return localGitRun(gitDir);
   }
 
+  /** Called under the PR lock, after the record is written: the log follows the state's order. */
+  async #event(repo: RepositoryRef, type: PullRequestAction, record: PullRequestRecord): Promise<void> {
+    await appendForgeEvent(this.eventLogPath(repo), {
+      type,
+      number: record.number,
+      headBranch: record.headBranch,
+      baseBranch: record.baseBranch,
+      headSha: record.headSha,
+      draft: record.draft,
+      at: record.updatedAt,
+    });
+  }
+
   #store(repo: RepositoryRef): PullRequestStore {
     return new PullRequestStore(join(this.root, repo.owner, `${repo.name}.prs`));
   }
@@ -317,4 +374,16 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * The events of `repo` from byte `fromOffset` on (0 for all, then each batch's `nextOffset`):
+ * what a webhook receiver of this forge would have been sent, in order.
+ */
+export async function readForgeEvents(
+  forge: LocalForge,
+  repo: RepositoryRef,
+  fromOffset: number,
+): Promise<ForgeEventBatch> {
+  return readForgeEventLog(forge.eventLogPath(repo), fromOffset);
 }

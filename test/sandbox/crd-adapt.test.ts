@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
-import { adaptCrdForV120 } from './crd-adapt.ts';
-import { NUDGER_CRDS, UPSTREAM_CRDS } from './paths.ts';
+import { adaptCrdForV120 } from '../../src/sandbox/control-plane/crd-adapt.ts';
+import { NUDGER_CRDS, UPSTREAM_CRDS } from '../../src/sandbox/control-plane/paths.ts';
 
 type Schema = Record<string, unknown>;
 

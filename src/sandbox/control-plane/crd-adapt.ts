@@ -1,5 +1,6 @@
 // CRDs written for current Kubernetes, made acceptable to kube-apiserver v1.20 (DECISIONS D7:
-// only here, in the test harness; shipped manifests keep targeting current Kubernetes).
+// only here, in the local control plane of the tests and the sandbox; shipped manifests keep
+// targeting current Kubernetes).
 // Pure: no I/O. The input is never modified.
 //
 // What v1.20 actually does with newer CRDs (found by installing the upstream CRDs on it):

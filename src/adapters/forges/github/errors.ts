@@ -1,0 +1,99 @@
+// Octokit and GraphQL failures as ForgeErrors. Octokit's errors carry the request (headers
+// included) and the response; none of that may leave this module, so a fresh ForgeError is built
+// from the status and GitHub's message alone, without `cause`, and the text goes through
+// Credentials.redact() in case an echoed value holds the token.
+import { GraphqlResponseError } from '@octokit/graphql';
+import type { Credentials } from '../credentials.ts';
+import { ForgeError } from '../errors.ts';
+import { GitHubTimeoutError, httpStatus } from './client.ts';
+
+export const FORGE = 'github';
+const MAX_REASON_LENGTH = 300;
+
+export interface FailureContext {
+  readonly operation: string;
+  /** `owner/name`. */
+  readonly repo: string;
+  readonly credentials: Credentials;
+}
+
+export function toForgeError(error: unknown, context: FailureContext): ForgeError {
+  if (error instanceof ForgeError) return error;
+  const build = (status: number | undefined, reason: string): ForgeError =>
+    new ForgeError({
+      forge: FORGE,
+      operation: context.operation,
+      repo: context.repo,
+      ...(status === undefined ? {} : { status }),
+      reason: oneLine(context.credentials.redact(reason)),
+    });
+  if (error instanceof GitHubTimeoutError) return build(undefined, `GitHub did not answer: ${error.message}`);
+  if (error instanceof GraphqlResponseError) return build(graphqlStatus(error.errors), graphqlReason(error.errors));
+  const status = httpStatus(error);
+  if (status !== undefined) return build(status, restReason(error, status));
+  const message = error instanceof Error ? error.message : String(error);
+  return build(undefined, `request failed: ${message}`);
+}
+
+/** An answer that does not have the fields the provider reads: GitHub (or a proxy) misbehaved. */
+export function malformedResponse(context: FailureContext, what: string, problem: string): ForgeError {
+  return new ForgeError({
+    forge: FORGE,
+    operation: context.operation,
+    repo: context.repo,
+    status: 502,
+    reason: oneLine(context.credentials.redact(`unexpected ${what} from GitHub: ${problem}`)),
+  });
+}
+
+/** GitHub's `message`, plus the first validation error's details: "Validation Failed: …". */
+function restReason(error: unknown, status: number): string {
+  const data = responseData(error);
+  const message = typeof data.message === 'string' ? data.message : `HTTP ${String(status)}`;
+  const first = Array.isArray(data.errors) ? (data.errors as unknown[])[0] : undefined;
+  if (typeof first === 'string') return `${message}: ${first}`;
+  if (typeof first === 'object' && first !== null) {
+    const detail = first as Record<string, unknown>;
+    if (typeof detail.message === 'string') return `${message}: ${detail.message}`;
+    const parts = [detail.field, detail.code].filter((part): part is string => typeof part === 'string');
+    if (parts.length > 0) return `${message}: ${parts.join(' ')}`;
+  }
+  return message;
+}
+
+function responseData(error: unknown): Record<string, unknown> {
+  if (typeof error !== 'object' || error === null || !('response' in error)) return {};
+  const response = error.response;
+  if (typeof response !== 'object' || response === null || !('data' in response)) return {};
+  const data = response.data;
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+}
+
+interface GraphqlErrorLike {
+  readonly type?: unknown;
+  readonly message?: unknown;
+}
+
+/** GraphQL errors arrive with HTTP 200; their `type` says what REST would have said. */
+function graphqlStatus(errors: readonly GraphqlErrorLike[] | undefined): number {
+  switch (errors?.[0]?.type) {
+    case 'NOT_FOUND':
+      return 404;
+    case 'FORBIDDEN':
+      return 403;
+    case 'RATE_LIMITED':
+      return 429;
+    default:
+      return 422;
+  }
+}
+
+function graphqlReason(errors: readonly GraphqlErrorLike[] | undefined): string {
+  const message = errors?.[0]?.message;
+  return typeof message === 'string' ? message : 'GraphQL request failed';
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat;
+}

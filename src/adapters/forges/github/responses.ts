@@ -1,0 +1,137 @@
+// The fields of GitHub's answers that the provider reads, as schemas checked at the boundary, and
+// their mapping to the forge-neutral types. Only these fields are checked: GitHub adds fields
+// often and they must not break nudger; a missing or mistyped one that nudger reads yields a
+// ForgeError naming it rather than a TypeError later.
+import { Ajv, type ValidateFunction } from 'ajv';
+import Type, { type Static, type TSchema } from 'typebox';
+import type { PullRequest, PullRequestCommit } from '../types.ts';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Shared by `pull-request` (get/create/update) and `pull-request-simple` (list). */
+const PullRequestResponse = Type.Object({
+  number: Type.Integer({ minimum: 1 }),
+  node_id: Type.String({ minLength: 1 }),
+  html_url: Type.String({ minLength: 1 }),
+  state: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+  title: Type.String(),
+  body: Nullable(Type.String()),
+  draft: Type.Optional(Type.Boolean()),
+  merged: Type.Optional(Type.Boolean()),
+  merged_at: Nullable(Type.String()),
+  created_at: Type.String(),
+  head: Type.Object({ ref: Type.String(), sha: Type.String({ minLength: 1 }) }),
+  base: Type.Object({ ref: Type.String() }),
+});
+export type PullRequestResponse = Static<typeof PullRequestResponse>;
+
+const GitUser = Nullable(Type.Object({ name: Type.Optional(Type.String()), email: Type.Optional(Type.String()) }));
+
+const CommitResponse = Type.Object({
+  sha: Type.String({ minLength: 1 }),
+  commit: Type.Object({ message: Type.String(), author: GitUser }),
+});
+
+const DraftMutationResponse = (field: string) =>
+  Type.Object({
+    [field]: Type.Object({ pullRequest: Type.Object({ isDraft: Type.Boolean() }) }),
+  });
+
+let ajv: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+function validator(key: string, schema: TSchema): ValidateFunction {
+  const existing = compiled.get(key);
+  if (existing !== undefined) return existing;
+  ajv ??= new Ajv({ allErrors: false, strict: true, logger: false });
+  const validate = ajv.compile(schema);
+  compiled.set(key, validate);
+  return validate;
+}
+
+/** Thrown by the parse functions; the provider turns it into a ForgeError. */
+export class ResponseShapeError extends Error {
+  override readonly name = 'ResponseShapeError';
+  /** `pull request`, `commit`, … */
+  readonly what: string;
+  /** e.g. `head.sha must be string`. */
+  readonly problem: string;
+
+  constructor(what: string, problem: string) {
+    super(`unexpected ${what}: ${problem}`);
+    this.what = what;
+    this.problem = problem;
+  }
+}
+
+function check<T>(key: string, schema: TSchema, what: string, value: unknown, prefix = ''): T {
+  const validate = validator(key, schema);
+  if (validate(value)) return value as T;
+  const error = validate.errors?.[0];
+  const inner = (error?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const field = [prefix, inner].filter((part) => part.length > 0).join('.');
+  if (error?.keyword === 'required') {
+    const missing = String((error.params as { missingProperty?: unknown }).missingProperty);
+    throw new ResponseShapeError(what, `${field.length > 0 ? `${field}.` : ''}${missing} is missing`);
+  }
+  throw new ResponseShapeError(what, `${field.length > 0 ? field : 'the response'} ${error?.message ?? 'is invalid'}`);
+}
+
+export function parsePullRequest(value: unknown): PullRequestResponse {
+  return check('pull-request', PullRequestResponse, 'pull request', value);
+}
+
+export function parsePullRequestList(value: unknown): PullRequestResponse[] {
+  if (!Array.isArray(value)) throw new ResponseShapeError('pull request list', 'the response must be an array');
+  return value.map((item, index) =>
+    check('pull-request', PullRequestResponse, 'pull request list', item, `[${String(index)}]`),
+  );
+}
+
+export function parseCommitList(value: unknown): PullRequestCommit[] {
+  if (!Array.isArray(value)) throw new ResponseShapeError('commit list', 'the response must be an array');
+  return value.map((item, index) => {
+    const commit = check<Static<typeof CommitResponse>>(
+      'commit',
+      CommitResponse,
+      'commit list',
+      item,
+      `[${String(index)}]`,
+    );
+    return {
+      sha: commit.sha,
+      message: commit.commit.message,
+      authorName: commit.commit.author?.name ?? '',
+      authorEmail: commit.commit.author?.email ?? '',
+    };
+  });
+}
+
+/** `isDraft` of the PR a draft mutation returned. */
+export function parseDraftMutation(field: string, value: unknown): boolean {
+  const parsed = check<Record<string, { pullRequest: { isDraft: boolean } }>>(
+    `mutation ${field}`,
+    DraftMutationResponse(field),
+    `${field} result`,
+    value,
+  );
+  const result = parsed[field];
+  if (result === undefined) throw new ResponseShapeError(`${field} result`, `${field} is missing`);
+  return result.pullRequest.isDraft;
+}
+
+/** GitHub says `closed` + merged; the forge vocabulary has `merged` as a state of its own. */
+export function toPullRequest(response: PullRequestResponse): PullRequest {
+  const merged = response.merged === true || response.merged_at !== null;
+  return {
+    number: response.number,
+    url: response.html_url,
+    state: response.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
+    draft: response.draft ?? false,
+    title: response.title,
+    body: response.body ?? '',
+    headBranch: response.head.ref,
+    headSha: response.head.sha,
+    baseBranch: response.base.ref,
+  };
+}

@@ -1,0 +1,35 @@
+// Which forge serves a Component's repository, and with which credentials. The ChangeGroup
+// controller asks once per reconcile with the nudged Component's `spec.source.git.url` and its
+// namespace (credentials are per tenant namespace, the Konflux convention). Implementations:
+// `HostedForgeResolver` (github.com and configured hosts, tokens from SCM Secrets) for the
+// manager, and a `file://` resolver over the local forge for the sandbox and tests.
+import type { RepositoryRef } from './repository-url.ts';
+import type { ForgeProvider } from './types.ts';
+
+export interface ResolvedForge {
+  readonly provider: ForgeProvider;
+  readonly repo: RepositoryRef;
+}
+
+export interface ForgeResolver {
+  /**
+   * Throws ForgeResolutionError when no forge is configured for the URL's host, or when the
+   * namespace has no usable credentials for it. Never puts a token in the error.
+   */
+  resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<ResolvedForge>;
+}
+
+export class ForgeResolutionError extends Error {
+  override readonly name = 'ForgeResolutionError';
+  /** The repository URL with any user info removed. */
+  readonly url: string;
+  readonly namespace: string;
+  readonly reason: string;
+
+  constructor(url: string, namespace: string, reason: string) {
+    super(`repository ${url} (namespace ${namespace}): ${reason}`);
+    this.url = url;
+    this.namespace = namespace;
+    this.reason = reason;
+  }
+}

@@ -1,0 +1,84 @@
+// What the ChangeGroup state machine needs from the caches, read without I/O: who nudges the target,
+// what each nudging component's image was when the ChangeGroup started, and which nudge
+// PipelineRuns this ChangeGroup holds.
+import type { KubeObject } from '../../adapters/kubernetes/types.ts';
+import { HELD_TARGETS_ANNOTATION } from '../../domain/changegroup/hold-decision.ts';
+import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
+import { readNudgePipelineRun, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
+import type { Store } from '../../runtime/store.ts';
+import { BUILD_NUDGES_REF } from '../../schema/component.ts';
+import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../nudgeconfig-objects.ts';
+
+/**
+ * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
+ * (space-separated `target=changegroup` pairs), so that the ChangeGroup stops offering it.
+ */
+export const RELEASED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/released-targets';
+
+/** Every component with an edge to `nudged`: NudgeConfig entries and `build-nudges-ref`. */
+export function nudgingComponentsOf(
+  namespace: string,
+  nudged: string,
+  nudgeConfigs: Store<NudgeConfigResource>,
+  components: Store<ComponentResource>,
+): string[] {
+  const names = new Set<string>();
+  const config = nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME);
+  if (config !== undefined) {
+    for (const pair of nudgePairs(config)) if (pair.to === nudged) names.add(pair.from);
+  }
+  for (const component of components.list(namespace)) {
+    const refs = component.spec?.[BUILD_NUDGES_REF];
+    const name = component.metadata?.name;
+    if (name !== undefined && Array.isArray(refs) && (refs as unknown[]).includes(nudged)) names.add(name);
+  }
+  names.delete(nudged);
+  return [...names].sort();
+}
+
+const DIGEST_IN_REFERENCE = /@(sha256:[0-9a-f]{64})$/;
+
+/** The digest of each named Component's `status.lastPromotedImage`, where it has one. */
+export function promotedDigests(
+  namespace: string,
+  names: readonly string[],
+  components: Store<ComponentResource>,
+): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const name of names) {
+    const image = components.get(namespace, name)?.status?.lastPromotedImage;
+    const digest = typeof image === 'string' ? DIGEST_IN_REFERENCE.exec(image)?.[1] : undefined;
+    if (digest !== undefined) digests[name] = digest;
+  }
+  return digests;
+}
+
+function pairsOf(annotation: string | undefined): Set<string> {
+  return new Set((annotation ?? '').split(/\s+/).filter((pair) => pair !== ''));
+}
+
+/**
+ * The nudges this ChangeGroup holds for its target and has not released: the held-targets
+ * annotation the webhook or sweeper wrote names `<target>=<changegroup>`.
+ */
+export function heldNudges(
+  nudgeRuns: Store<KubeObject>,
+  changeGroup: { readonly name: string; readonly namespace: string; readonly nudgedComponent: string },
+): NudgePipelineRun[] {
+  const pair = `${changeGroup.nudgedComponent}=${changeGroup.name}`;
+  const held: NudgePipelineRun[] = [];
+  for (const run of nudgeRuns.list(changeGroup.namespace)) {
+    const annotations = run.metadata?.annotations ?? {};
+    if (!pairsOf(annotations[HELD_TARGETS_ANNOTATION]).has(pair)) continue;
+    if (pairsOf(annotations[RELEASED_TARGETS_ANNOTATION]).has(pair)) continue;
+    const reading = readNudgePipelineRun({ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', ...run });
+    if (reading.ok) held.push(reading.nudge);
+  }
+  return held.sort((a, b) => (a.pipelineRun.name < b.pipelineRun.name ? -1 : 1));
+}
+
+/** Which ChangeGroups a nudge PipelineRun's held-targets annotation names. */
+export function changeGroupsHolding(run: KubeObject): string[] {
+  const pairs = pairsOf(run.metadata?.annotations?.[HELD_TARGETS_ANNOTATION]);
+  return [...new Set([...pairs].map((pair) => pair.slice(pair.indexOf('=') + 1)).filter((n) => n !== ''))];
+}

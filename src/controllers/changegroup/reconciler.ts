@@ -1,0 +1,385 @@
+// The ChangeGroup controller (ADR 59, DECISIONS D2-D5). Each reconcile reads the ChangeGroup, the
+// graph, the held nudges (their builds verified live, D3) and the pull request as the forge shows
+// it, asks the pure state machine for the next status and intents, carries the intents out
+// idempotently, and writes the status that records only what was confirmed. Nothing is counted
+// between reconciles: a restart at any point recomputes the same intents and finds them done (D5).
+import { isDeepStrictEqual } from 'node:util';
+import type { ForgeResolver, ResolvedForge } from '../../adapters/forges/resolver.ts';
+import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
+import { isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
+import { CHANGE_GROUPS, CONFIG_MAPS } from '../../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../../adapters/kubernetes/types.ts';
+import type { GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
+import { parseTimeout } from '../../domain/changegroup/duration.ts';
+import { isTerminalPhase } from '../../domain/changegroup/model.ts';
+import type { ChangeGroupDocument } from '../../domain/changegroup/pull-request-content.ts';
+import {
+  reconcileChangeGroup,
+  recordDescriptionUpdate,
+  recordPullRequestPush,
+  recordReadyForReview,
+  type ChangeGroupIntent,
+} from '../../domain/changegroup/state.ts';
+import {
+  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
+  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
+  resolveFileMatch,
+  type FileMatchSources,
+} from '../../domain/digest-rewrite/index.ts';
+import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
+import { TerminalError } from '../../runtime/reconciler.ts';
+import type { Store } from '../../runtime/store.ts';
+import type { ChangeGroupSpec, ChangeGroupStatus } from '../../schema/changegroup.ts';
+import { validateChangeGroupManifest } from '../../schema/validator.ts';
+import type { ComponentResource, NudgeConfigResource } from '../nudgeconfig-objects.ts';
+import { redispatchNudge } from '../redispatch.ts';
+import type { BuildVerifier } from './build-verifier.ts';
+import { heldNudges, nudgingComponentsOf, promotedDigests, RELEASED_TARGETS_ANNOTATION } from './inputs.ts';
+import {
+  ensurePullRequest,
+  markReadyForReview,
+  observePullRequest,
+  refreshDescription,
+  type ObservedPullRequest,
+} from './pull-request.ts';
+
+export interface ChangeGroupReconcilerOptions {
+  readonly client: ObjectClient;
+  readonly changeGroups: Store<KubeObject>;
+  readonly components: Store<ComponentResource>;
+  readonly nudgeConfigs: Store<NudgeConfigResource>;
+  /** Nudge PipelineRuns (label-filtered informer). */
+  readonly nudgeRuns: Store<KubeObject>;
+  readonly builds: BuildVerifier;
+  readonly forges: ForgeResolver;
+  readonly workspaces: GitWorkspaces;
+  readonly bot: GitIdentity;
+  readonly link: ChangeGroupLink;
+  /** How often an open pull request is re-read for human actions (ticks, merges, commits). */
+  readonly pollIntervalMs: number;
+  readonly events?: Pick<EventRecorder, 'event'>;
+  readonly clock?: () => Date;
+}
+
+const FIELD_MANAGER = 'nudger-changegroup';
+const DEFAULT_BASE_BRANCH = 'main';
+
+interface ChangeGroupObject extends KubeObject {
+  spec: ChangeGroupSpec;
+  status?: ChangeGroupStatus;
+}
+
+/** Why a reconcile stopped short; reported on the ChangeGroup as a Warning event. */
+export class ChangeGroupError extends Error {
+  override readonly name = 'ChangeGroupError';
+  readonly changeGroup: string;
+  readonly reason: string;
+  constructor(changeGroup: string, reason: string, message: string) {
+    super(`ChangeGroup ${changeGroup}: ${message}`);
+    this.changeGroup = changeGroup;
+    this.reason = reason;
+  }
+}
+
+export class ChangeGroupReconciler implements Reconciler {
+  readonly name = 'changegroup';
+  readonly #options: ChangeGroupReconcilerOptions;
+
+  constructor(options: ChangeGroupReconcilerOptions) {
+    this.#options = options;
+  }
+
+  async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const cached = this.#options.changeGroups.get(key.namespace, key.name);
+    if (cached === undefined) return undefined;
+    const problems = validateChangeGroupManifest({
+      apiVersion: cached.apiVersion ?? `${CHANGE_GROUPS.group}/${CHANGE_GROUPS.version}`,
+      kind: cached.kind ?? CHANGE_GROUPS.kind,
+      ...cached,
+    });
+    if (problems.length > 0) {
+      const message = `ChangeGroup ${key.namespace}/${key.name}: ${problems.map((p) => p.message).join('; ')}`;
+      this.#options.events?.event(cached, 'Warning', 'InvalidSpec', message);
+      throw new TerminalError(message);
+    }
+    const changeGroup = cached as ChangeGroupObject;
+    try {
+      return await this.#reconcile(changeGroup, key, signal);
+    } catch (error) {
+      if (!(error instanceof TerminalError) && !signal.aborted) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.#options.events?.event(changeGroup, 'Warning', reasonOf(error), message);
+      }
+      throw error;
+    }
+  }
+
+  async #reconcile(
+    changeGroup: ChangeGroupObject,
+    key: ObjectKey,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | undefined> {
+    const o = this.#options;
+    const now = o.clock?.() ?? new Date();
+    const { spec } = changeGroup;
+    const document: ChangeGroupDocument = {
+      metadata: { name: key.name, namespace: key.namespace },
+      spec,
+      ...(changeGroup.status === undefined ? {} : { status: changeGroup.status }),
+    };
+    const nudged = o.components.get(key.namespace, spec.nudgedComponent);
+    const phase = changeGroup.status?.phase;
+    if (nudged === undefined && (phase === undefined || !isTerminalPhase(phase))) {
+      throw new ChangeGroupError(
+        `${key.namespace}/${key.name}`,
+        'NudgedComponentNotFound',
+        `spec.nudgedComponent: Component ${spec.nudgedComponent} does not exist`,
+      );
+    }
+    const graph = nudgingComponentsOf(key.namespace, spec.nudgedComponent, o.nudgeConfigs, o.components);
+    const listed = (spec.nudgingComponents ?? []).map((c) => c.name);
+    const names = listed.length > 0 ? listed : graph;
+    const nudges = heldNudges(o.nudgeRuns, {
+      name: key.name,
+      namespace: key.namespace,
+      nudgedComponent: spec.nudgedComponent,
+    });
+    const verified = await o.builds.verifyAll(nudges, signal);
+    const forge = nudged === undefined ? undefined : await this.#forgeFor(nudged, key, signal);
+    const observed: ObservedPullRequest =
+      forge === undefined
+        ? { observation: { state: 'none' }, pullRequest: undefined, parsed: undefined }
+        : await observePullRequest(forge, document, o.bot);
+
+    const result = reconcileChangeGroup({
+      changeGroup: {
+        metadata: {
+          name: key.name,
+          namespace: key.namespace,
+          ...(changeGroup.metadata?.generation === undefined ? {} : { generation: changeGroup.metadata.generation }),
+        },
+        spec,
+        ...(changeGroup.status === undefined ? {} : { status: changeGroup.status }),
+      },
+      now,
+      graphNudgingComponents: graph,
+      originalBuilds: promotedDigests(key.namespace, names, o.components),
+      builds: verified.builds,
+      rejectedBuilds: verified.rejected,
+      pullRequest: observed.observation,
+    });
+
+    let status = result.status;
+    let current = observed;
+    try {
+      for (const intent of result.intents) {
+        if (intent.kind === 'fillNudgingComponents') {
+          await this.#fillNudgingComponents(changeGroup, intent.names, signal);
+          continue;
+        }
+        if (intent.kind === 'redispatchNudge') {
+          await this.#release(changeGroup, intent, signal);
+          continue;
+        }
+        if (forge === undefined || nudged === undefined) continue;
+        const next = { ...document, status };
+        if (intent.kind === 'markReadyForReview') {
+          const pullRequest = await markReadyForReview(forge, current);
+          if (pullRequest !== undefined) current = { ...current, pullRequest };
+          status = recordReadyForReview(status);
+        } else if (intent.kind === 'updateDescription') {
+          await refreshDescription(next, current, { forge, link: o.link });
+          status = recordDescriptionUpdate(status, intent.descriptionFingerprint);
+        } else {
+          const outcome = await ensurePullRequest(next, intent, current, {
+            forge,
+            workspaces: o.workspaces,
+            bot: o.bot,
+            link: o.link,
+            baseBranch: baseBranchOf(nudged),
+            fileMatch: resolveFileMatch(await this.#fileMatchSources(nudged, key.namespace, signal)),
+          });
+          status = recordPullRequestPush(status, intent, outcome);
+          if (outcome.pushed) {
+            o.events?.event(
+              changeGroup,
+              'Normal',
+              intent.final ? 'FinalPush' : 'Pushed',
+              `pushed ${String(intent.builds.length)} digest(s) to ${outcome.headBranch} for pull request ${outcome.url}`,
+            );
+          }
+          if (outcome.unreferenced.length > 0) {
+            o.events?.event(
+              changeGroup,
+              'Warning',
+              'DigestNotReferenced',
+              `the repository of ${spec.nudgedComponent} references no digest of ${outcome.unreferenced.join(', ')}`,
+            );
+          }
+        }
+      }
+    } finally {
+      // What was done is recorded even when a later intent failed, so the retry starts from there.
+      await this.#writeStatus(changeGroup, status, signal);
+    }
+    return this.#requeue(status, spec, now);
+  }
+
+  async #forgeFor(nudged: ComponentResource, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {
+    const url = gitUrlOf(nudged);
+    if (url === undefined) {
+      throw new ChangeGroupError(
+        `${key.namespace}/${key.name}`,
+        'NoRepository',
+        `Component ${nudged.metadata?.name ?? ''} has no spec.source.git.url`,
+      );
+    }
+    return this.#options.forges.resolve(url, key.namespace, signal);
+  }
+
+  async #fileMatchSources(
+    nudged: ComponentResource,
+    namespace: string,
+    signal: AbortSignal,
+  ): Promise<FileMatchSources> {
+    const named = nudged.metadata?.annotations?.[NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION];
+    if (named !== undefined && named !== '') {
+      return { perComponentConfigMap: (await this.#configMapData(namespace, named, signal)) ?? null };
+    }
+    const wide = await this.#configMapData(namespace, NAMESPACE_WIDE_RENOVATE_CONFIG_MAP, signal);
+    return wide === undefined ? {} : { renovateConfigMap: wide };
+  }
+
+  async #configMapData(
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, string> | undefined> {
+    try {
+      const map = await this.#options.client.get<KubeObject & { data?: Record<string, string> }>(
+        CONFIG_MAPS,
+        namespace,
+        name,
+        signal,
+      );
+      return map.data ?? {};
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async #fillNudgingComponents(
+    changeGroup: ChangeGroupObject,
+    names: readonly string[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const metadata = changeGroup.metadata ?? {};
+    // The resourceVersion makes this a compare-and-swap: a human edit in between wins.
+    await this.#options.client
+      .patch(
+        CHANGE_GROUPS,
+        metadata.namespace ?? '',
+        metadata.name ?? '',
+        'merge',
+        {
+          metadata: { resourceVersion: metadata.resourceVersion },
+          spec: { nudgingComponents: names.map((name) => ({ name })) },
+        },
+        { fieldManager: FIELD_MANAGER, signal },
+      )
+      .catch((error: unknown) => {
+        if (!isConflict(error)) throw error;
+      });
+  }
+
+  async #release(
+    changeGroup: ChangeGroupObject,
+    intent: Extract<ChangeGroupIntent, { kind: 'redispatchNudge' }>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const namespace = changeGroup.metadata?.namespace ?? '';
+    const run = this.#options.nudgeRuns.get(namespace, intent.pipelineRun);
+    if (run === undefined) return;
+    const pair = `${changeGroup.spec.nudgedComponent}=${changeGroup.metadata?.name ?? ''}`;
+    const released = (run.metadata?.annotations?.[RELEASED_TARGETS_ANNOTATION] ?? '')
+      .split(/\s+/)
+      .filter((p) => p !== '');
+    const copy = await redispatchNudge(
+      this.#options.client,
+      run,
+      [changeGroup.spec.nudgedComponent],
+      { key: RELEASED_TARGETS_ANNOTATION, value: [...new Set([...released, pair])].sort().join(' ') },
+      signal,
+    );
+    this.#options.events?.event(
+      changeGroup,
+      'Normal',
+      'NudgeReleased',
+      `the nudge of ${changeGroup.spec.nudgedComponent} from ${intent.component} (${intent.pipelineRun}) is no longer collected; re-dispatched as ${copy}`,
+    );
+  }
+
+  async #writeStatus(changeGroup: ChangeGroupObject, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {
+    if (isDeepStrictEqual(changeGroup.status ?? {}, status)) return;
+    try {
+      await this.#options.client.replaceStatus(
+        CHANGE_GROUPS,
+        {
+          apiVersion: `${CHANGE_GROUPS.group}/${CHANGE_GROUPS.version}`,
+          kind: CHANGE_GROUPS.kind,
+          metadata: changeGroup.metadata,
+          spec: changeGroup.spec,
+          status,
+        } as KubeObject,
+        { fieldManager: FIELD_MANAGER, signal },
+      );
+    } catch (error) {
+      // A newer ChangeGroup is on its way through the watch; that reconcile writes the status.
+      if (isConflict(error) || isNotFound(error)) return;
+      throw error;
+    }
+  }
+
+  #requeue(status: ChangeGroupStatus, spec: ChangeGroupSpec, now: Date): ReconcileResult | undefined {
+    const phase = status.phase ?? 'Initialized';
+    if (isTerminalPhase(phase)) return undefined;
+    let after = this.#options.pollIntervalMs;
+    const timeout = spec.timeout === undefined ? undefined : parseTimeout(spec.timeout);
+    if (timeout?.ok === true && status.startTime !== undefined && phase !== 'Ready') {
+      const remaining = Date.parse(status.startTime) + timeout.milliseconds - now.getTime();
+      after = Math.max(0, Math.min(after, remaining + 1000));
+    }
+    return { requeueAfterMs: after };
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ChangeGroupError) return error.reason;
+  if (error instanceof Error) {
+    if (error.name === 'ForgeError') return 'ForgeError';
+    if (error.name === 'ForgeResolutionError') return 'NoForge';
+    if (error.name === 'GitCommandError' || error.name === 'LeaseRejectedError') return 'GitError';
+    if (error.name === 'BranchMovedError') return 'BranchMoved';
+  }
+  return 'ReconcileError';
+}
+
+function sourceGit(component: ComponentResource): Record<string, unknown> | undefined {
+  const source = component.spec?.source;
+  if (typeof source !== 'object' || source === null) return undefined;
+  const git = (source as Record<string, unknown>).git;
+  return typeof git === 'object' && git !== null ? (git as Record<string, unknown>) : undefined;
+}
+
+function gitUrlOf(component: ComponentResource): string | undefined {
+  const url = sourceGit(component)?.url;
+  return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
+function baseBranchOf(component: ComponentResource): string {
+  const revision = sourceGit(component)?.revision;
+  return typeof revision === 'string' && revision !== '' ? revision : DEFAULT_BASE_BRANCH;
+}

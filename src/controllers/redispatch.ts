@@ -1,0 +1,99 @@
+// Handing held nudges back to ordinary nudging (ADR 29). A nudge PipelineRun cancelled at admission
+// for targets no ChangeGroup covers, or held by a ChangeGroup that can no longer use it, must still
+// update those targets: nudger creates a copy of the run for exactly those targets, which
+// build-service's Tekton then executes as usual. The copy's name is derived from the original and
+// the targets, so doing this twice (a crash between the create and the marker) creates one copy.
+import type { ObjectClient } from '../adapters/kubernetes/client.ts';
+import { isAlreadyExists } from '../adapters/kubernetes/errors.ts';
+import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { fingerprint } from '../domain/changegroup/fingerprint.ts';
+import {
+  HELD_BY_ANNOTATION,
+  HELD_TARGETS_ANNOTATION,
+  HOLD_REASON_ANNOTATION,
+  REDISPATCH_ANNOTATION,
+} from '../domain/changegroup/hold-decision.ts';
+import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
+
+/** On the copy: the run it re-dispatches. */
+export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
+/** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
+export const REDISPATCHED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-targets';
+
+const FIELD_MANAGER = 'nudger-redispatch';
+const NAME_LIMIT = 63;
+
+/** Deterministic, DNS-1123, at most 63 characters: `<original, shortened>-rd-<hash of targets>`. */
+export function redispatchName(original: string, targets: readonly string[]): string {
+  const suffix = `-rd-${fingerprint([...targets].sort())}`;
+  return `${original.slice(0, NAME_LIMIT - suffix.length).replace(/-+$/, '')}${suffix}`;
+}
+
+function withoutNudgerAnnotations(annotations: Record<string, string>): Record<string, string> {
+  const dropped = new Set([
+    HELD_BY_ANNOTATION,
+    HELD_TARGETS_ANNOTATION,
+    HOLD_REASON_ANNOTATION,
+    REDISPATCH_ANNOTATION,
+    REDISPATCHED_TARGETS_ANNOTATION,
+    'kubectl.kubernetes.io/last-applied-configuration',
+  ]);
+  return Object.fromEntries(Object.entries(annotations).filter(([key]) => !dropped.has(key)));
+}
+
+/** The copy to create: same labels, annotations and spec, nudging only `targets`, not cancelled. */
+export function redispatchCopy(original: KubeObject, targets: readonly string[]): KubeObject {
+  const metadata = original.metadata ?? {};
+  const name = metadata.name ?? '';
+  const spec = { ...((original as { spec?: Record<string, unknown> }).spec ?? {}) };
+  delete spec.status;
+  return {
+    apiVersion: original.apiVersion ?? `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
+    kind: PIPELINE_RUNS.kind,
+    metadata: {
+      name: redispatchName(name, targets),
+      ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }),
+      labels: { ...(metadata.labels ?? {}) },
+      annotations: {
+        ...withoutNudgerAnnotations(metadata.annotations ?? {}),
+        [NUDGED_COMPONENTS_ANNOTATION]: [...targets].sort().join(' '),
+        [REDISPATCHED_FROM_ANNOTATION]: name,
+      },
+    },
+    spec,
+  } as KubeObject;
+}
+
+/**
+ * Creates the copy (or finds it already there) and then records `marker` on the original, so the
+ * caller stops offering it. `marker` is the annotation key and value to merge onto the original.
+ */
+export async function redispatchNudge(
+  client: ObjectClient,
+  original: KubeObject,
+  targets: readonly string[],
+  marker: { readonly key: string; readonly value: string },
+  signal?: AbortSignal,
+): Promise<string> {
+  const copy = redispatchCopy(original, targets);
+  const namespace = original.metadata?.namespace ?? '';
+  const copyName = copy.metadata?.name ?? '';
+  try {
+    await client.create(PIPELINE_RUNS, copy, {
+      fieldManager: FIELD_MANAGER,
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+  await client.patch(
+    PIPELINE_RUNS,
+    namespace,
+    original.metadata?.name ?? '',
+    'merge',
+    { metadata: { annotations: { [marker.key]: marker.value } } },
+    { fieldManager: FIELD_MANAGER, ...(signal === undefined ? {} : { signal }) },
+  );
+  return copyName;
+}

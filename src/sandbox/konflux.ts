@@ -1,0 +1,401 @@
+// Konflux's build-service and integration-service, as far as nudging goes: a component's push
+// build succeeds, its image is promoted, and the nudge PipelineRun for its targets is created, all
+// with the shapes ../shared/reference/konflux-upstream.md §1-§2 records (labels, annotations,
+// results, names). Nothing is built: the "build" is a PipelineRun whose status says it succeeded
+// with an IMAGE_URL and IMAGE_DIGEST, written through the status subresource as Tekton would.
+//
+// Which targets: integration-service's rule when the namespace has a NudgeConfig (edges `from`
+// the component whose mode is immediate; `validated` edges produce no nudge upstream), else
+// build-service's (`spec.build-nudges-ref`). Targets without a Component are skipped, as upstream.
+// One nudge PipelineRun covers every target, named as integration-service names it.
+import { createHash } from 'node:crypto';
+import type { ObjectClient } from '../adapters/kubernetes/client.ts';
+import { COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
+import {
+  APPLICATION_LABEL,
+  COMPONENT_LABEL,
+  IMAGE_DIGEST_RESULT,
+  IMAGE_URL_RESULT,
+  NUDGED_COMPONENTS_ANNOTATION,
+  NUDGE_TYPE_LABEL,
+  NUDGE_TYPE_VALUE,
+  NUDGING_COMMIT_ANNOTATION,
+  NUDGING_COMPONENT_ANNOTATION,
+  NUDGING_IMAGE_ANNOTATION,
+  NUDGING_PIPELINE_ANNOTATION,
+  PAC_EVENT_TYPE_KEY,
+  PIPELINE_TYPE_LABEL,
+  TARGET_BRANCH_ANNOTATION,
+} from '../domain/nudge-pipelinerun.ts';
+import { BUILD_NUDGES_REF } from '../schema/component.ts';
+import { whenNotFound } from './poll-loop.ts';
+
+export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
+/** build-service's repo-at-sha link on build PipelineRuns. */
+export const REPO_AT_SHA_ANNOTATION = 'build.appstudio.openshift.io/repo';
+/** integration-service's done-marker on a processed build: the targets, comma-joined. */
+export const IS_NUDGE_PROCESSED_ANNOTATION = 'test.appstudio.openshift.io/component-nudge-processed';
+export const PAC_MANAGED_BY_VALUE = 'pipelinesascode.tekton.dev';
+export const PAC_SHA_KEY = 'pipelinesascode.tekton.dev/sha';
+export const RENOVATE_IMAGE = 'quay.io/konflux-ci/mintmaker-renovate-image:29a2f31';
+
+export class KonfluxStandInError extends Error {
+  override readonly name = 'KonfluxStandInError';
+  readonly namespace: string;
+  readonly component: string;
+  /** The field or input at fault, e.g. `image` or `Component.spec.containerImage`. */
+  readonly field: string;
+  readonly reason: string;
+
+  constructor(namespace: string, component: string, field: string, reason: string) {
+    super(`build of component ${namespace}/${component}: ${field}: ${reason}`);
+    this.namespace = namespace;
+    this.component = component;
+    this.field = field;
+    this.reason = reason;
+  }
+}
+
+export interface RecordBuildInput {
+  readonly namespace: string;
+  readonly component: string;
+  /**
+   * The built image, `<repository>[:<tag>]` (IMAGE_URL). Without a tag, the commit is the tag, as
+   * Konflux's push pipelines do (`output-image: <containerImage>:{{revision}}`). Default: the
+   * Component's `spec.containerImage`.
+   */
+  readonly image?: string;
+  /** `sha256:<64 hex>`; default: generated, deterministic per stand-in (see digestFor). */
+  readonly digest?: string;
+  /** The built commit; default: 40 hex derived like the digest. */
+  readonly commit?: string;
+  /** The pushed branch; default: the Component's `spec.source.git.revision`, else `main`. */
+  readonly branch?: string;
+}
+
+export interface NudgeRunRecord {
+  readonly name: string;
+  readonly nudgedComponents: readonly string[];
+  /** `spec.status` as stored: `Cancelled` when nudger's webhook held it. */
+  readonly specStatus: string;
+}
+
+export interface RecordedBuild {
+  readonly namespace: string;
+  readonly component: string;
+  /** Name of the build PipelineRun. */
+  readonly pipelineRun: string;
+  /** IMAGE_URL: `<repository>:<tag>`. */
+  readonly imageUrl: string;
+  readonly digest: string;
+  readonly commit: string;
+  /** Absent when the component nudges nothing (or no target exists). */
+  readonly nudge?: NudgeRunRecord;
+}
+
+export interface KonfluxStandInOptions {
+  /** Mixed into generated digests and commits, so two sandboxes' images differ. Default `nudger-sandbox`. */
+  readonly seed?: string;
+  /** Default: `new Date()`. */
+  readonly now?: () => Date;
+}
+
+type Json = Record<string, unknown>;
+
+interface ComponentResource extends KubeObject {
+  spec?: {
+    application?: unknown;
+    containerImage?: unknown;
+    source?: { git?: { url?: unknown; revision?: unknown } };
+    [BUILD_NUDGES_REF]?: unknown;
+  };
+}
+
+interface NudgeConfigResource extends KubeObject {
+  spec?: { nudges?: unknown };
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const COMMIT = /^[0-9a-f]{40}$/;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' && value !== '' ? value : fallback;
+}
+
+/** `<repo>:<tag>` split at the last `:` after the last `/`, as the nudge splits IMAGE_URL. */
+function splitTag(image: string): { repository: string; tag: string | undefined } {
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/')
+    ? { repository: image.slice(0, colon), tag: image.slice(colon + 1) }
+    : { repository: image, tag: undefined };
+}
+
+/**
+ * The nudging-commit value upstream computes: the last path segment of the repo-at-sha link when
+ * it holds 40 hex characters (unanchored), so `…/repo?rev=<sha>` gives `repo?rev=<sha>`.
+ */
+export function nudgingCommitFromLink(link: string): string | undefined {
+  const segment = link.split('/').at(-1) ?? '';
+  return /[0-9a-f]{40}/.test(segment) ? segment : undefined;
+}
+
+/** integration-service's deterministic name: `renovate-pipeline-<12 hex of sha256(build UID)>`. */
+export function nudgePipelineRunName(buildUid: string): string {
+  return `renovate-pipeline-${createHash('sha256').update(buildUid).digest('hex').slice(0, 12)}`;
+}
+
+export class KonfluxStandIn {
+  readonly #client: ObjectClient;
+  readonly #seed: string;
+  readonly #now: () => Date;
+  #counter = 0;
+  readonly #builds: RecordedBuild[] = [];
+
+  constructor(client: ObjectClient, options: KonfluxStandInOptions = {}) {
+    this.#client = client;
+    this.#seed = options.seed ?? 'nudger-sandbox';
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  get builds(): readonly RecordedBuild[] {
+    return this.#builds;
+  }
+
+  /** `sha256:` + sha256 of seed, component and a per-stand-in counter: same scenario, same digests. */
+  digestFor(component: string, counter: number): string {
+    return `sha256:${createHash('sha256')
+      .update(`${this.#seed}\n${component}\n${String(counter)}\n`)
+      .digest('hex')}`;
+  }
+
+  /**
+   * A succeeded push build of `input.component`, the Component's promotion (status.lastPromotedImage
+   * and lastBuiltCommit, as integration-service's immediate GCL update writes them), and the nudge
+   * PipelineRun for its targets.
+   */
+  async recordBuild(input: RecordBuildInput): Promise<RecordedBuild> {
+    const { namespace, component: name } = input;
+    const fail = (field: string, reason: string): never => {
+      throw new KonfluxStandInError(namespace, name, field, reason);
+    };
+    const component = await this.#client
+      .get<ComponentResource>(COMPONENTS, namespace, name)
+      .catch(whenNotFound(undefined));
+    if (component === undefined) return fail('component', 'no such Component');
+    this.#counter += 1;
+    const counter = this.#counter;
+    const digest = input.digest ?? this.digestFor(name, counter);
+    if (!DIGEST.test(digest)) fail('digest', 'must be sha256: followed by 64 lower-case hex digits');
+    const commit =
+      input.commit ??
+      createHash('sha1')
+        .update(`${this.#seed}\ncommit\n${name}\n${String(counter)}\n`)
+        .digest('hex');
+    if (!COMMIT.test(commit)) fail('commit', 'must be 40 lower-case hex digits');
+    const image = input.image ?? stringOr(component.spec?.containerImage, '');
+    if (image === '') fail('image', 'not given, and the Component has no spec.containerImage');
+    if (image.includes('@')) fail('image', 'must be <repository>[:<tag>], without a digest (IMAGE_URL)');
+    const { repository, tag } = splitTag(image);
+    const imageUrl = `${repository}:${tag ?? commit}`;
+    const application = stringOr(component.spec?.application, '');
+    const gitUrl = stringOr(component.spec?.source?.git?.url, '');
+    const branch = input.branch ?? stringOr(component.spec?.source?.git?.revision, 'main');
+
+    const build = await this.#createBuild({ namespace, name, application, gitUrl, branch, commit, repository });
+    const buildName = build.metadata?.name ?? '';
+    const started = this.#now().toISOString();
+    await this.#client.patchStatus(PIPELINE_RUNS, namespace, buildName, 'merge', {
+      status: {
+        startTime: started,
+        completionTime: started,
+        conditions: [
+          {
+            type: 'Succeeded',
+            status: 'True',
+            reason: 'Succeeded',
+            message: 'Tasks Completed: 1 (Failed: 0, Cancelled 0), Skipped: 0',
+            lastTransitionTime: started,
+          },
+        ],
+        results: [
+          { name: IMAGE_URL_RESULT, value: imageUrl },
+          { name: IMAGE_DIGEST_RESULT, value: digest },
+          { name: 'CHAINS-GIT_URL', value: gitUrl },
+          { name: 'CHAINS-GIT_COMMIT', value: commit },
+        ],
+      },
+    });
+    await this.#client.patchStatus(COMPONENTS, namespace, name, 'merge', {
+      status: { lastPromotedImage: `${repository}@${digest}`, lastBuiltCommit: commit },
+    });
+
+    const targets = await this.#nudgeTargets(namespace, name, component);
+    let nudge: NudgeRunRecord | undefined;
+    if (targets.length > 0) {
+      const link = build.metadata?.annotations?.[REPO_AT_SHA_ANNOTATION] ?? '';
+      nudge = await this.#createNudge(
+        namespace,
+        name,
+        targets,
+        imageUrl,
+        buildName,
+        build.metadata?.uid ?? buildName,
+        link,
+      );
+    }
+    await this.#client.patch(PIPELINE_RUNS, namespace, buildName, 'merge', {
+      metadata: {
+        annotations: { [IS_NUDGE_PROCESSED_ANNOTATION]: targets.length > 0 ? targets.join(',') : 'no-matching-edges' },
+      },
+    });
+    const recorded: RecordedBuild = {
+      namespace,
+      component: name,
+      pipelineRun: buildName,
+      imageUrl,
+      digest,
+      commit,
+      ...(nudge === undefined ? {} : { nudge }),
+    };
+    this.#builds.push(recorded);
+    return recorded;
+  }
+
+  async #createBuild(build: {
+    namespace: string;
+    name: string;
+    application: string;
+    gitUrl: string;
+    branch: string;
+    commit: string;
+    repository: string;
+  }): Promise<KubeObject> {
+    const link = `${build.gitUrl}?rev=${build.commit}`;
+    const object = {
+      apiVersion: 'tekton.dev/v1',
+      kind: 'PipelineRun',
+      metadata: {
+        // PaC appends a random suffix to the `.tekton/<component>-push.yaml` PipelineRun's name.
+        generateName: `${build.name}-on-push-`,
+        namespace: build.namespace,
+        labels: {
+          ...(build.application === '' ? {} : { [APPLICATION_LABEL]: build.application }),
+          [COMPONENT_LABEL]: build.name,
+          [PIPELINE_TYPE_LABEL]: 'build',
+          [PAC_EVENT_TYPE_KEY]: 'push',
+          [PAC_SHA_KEY]: build.commit,
+          'app.kubernetes.io/managed-by': PAC_MANAGED_BY_VALUE,
+        },
+        annotations: {
+          [PAC_EVENT_TYPE_KEY]: 'push',
+          [PAC_SHA_KEY]: build.commit,
+          'pipelinesascode.tekton.dev/branch': build.branch,
+          [TARGET_BRANCH_ANNOTATION]: build.branch,
+          [COMMIT_SHA_ANNOTATION]: build.commit,
+          [REPO_AT_SHA_ANNOTATION]: link,
+          'pipelinesascode.tekton.dev/max-keep-runs': '3',
+        },
+      },
+      spec: {
+        params: [
+          { name: 'git-url', value: build.gitUrl },
+          { name: 'revision', value: build.commit },
+          { name: 'output-image', value: `${build.repository}:${build.commit}` },
+        ],
+        pipelineRef: { name: 'docker-build' },
+        taskRunTemplate: { serviceAccountName: `build-pipeline-${build.name}` },
+      },
+    };
+    return this.#client.create<KubeObject>(PIPELINE_RUNS, object);
+  }
+
+  /** Target Component names, deduplicated, existing ones only, in edge order. */
+  async #nudgeTargets(namespace: string, name: string, component: ComponentResource): Promise<string[]> {
+    const config = await this.#client
+      .get<NudgeConfigResource>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME)
+      .catch(whenNotFound(undefined));
+    let wanted: string[];
+    if (config !== undefined) {
+      const edges = Array.isArray(config.spec?.nudges) ? (config.spec.nudges as unknown[]) : [];
+      wanted = edges
+        .filter(isRecord)
+        .filter((edge) => edge.from === name && (edge.mode === undefined || edge.mode === 'immediate'))
+        .map((edge) => stringOr(edge.to, ''));
+    } else {
+      const refs = component.spec?.[BUILD_NUDGES_REF];
+      wanted = Array.isArray(refs) ? refs.map((ref) => stringOr(ref, '')) : [];
+    }
+    const targets: string[] = [];
+    for (const target of new Set(wanted)) {
+      if (target === '' || target === name) continue;
+      const exists = await this.#client
+        .get(COMPONENTS, namespace, target)
+        .then(() => true)
+        .catch(whenNotFound(false));
+      if (exists) targets.push(target);
+    }
+    return targets;
+  }
+
+  async #createNudge(
+    namespace: string,
+    nudging: string,
+    targets: readonly string[],
+    imageUrl: string,
+    buildName: string,
+    buildUid: string,
+    link: string,
+  ): Promise<NudgeRunRecord> {
+    const nudgingCommit = nudgingCommitFromLink(link);
+    const object = {
+      apiVersion: 'tekton.dev/v1',
+      kind: 'PipelineRun',
+      metadata: {
+        name: nudgePipelineRunName(buildUid),
+        namespace,
+        labels: { [NUDGE_TYPE_LABEL]: NUDGE_TYPE_VALUE },
+        annotations: {
+          [NUDGED_COMPONENTS_ANNOTATION]: targets.join(' '),
+          [NUDGING_COMPONENT_ANNOTATION]: nudging,
+          [NUDGING_IMAGE_ANNOTATION]: imageUrl,
+          [NUDGING_PIPELINE_ANNOTATION]: buildName,
+          ...(nudgingCommit === undefined ? {} : { [NUDGING_COMMIT_ANNOTATION]: nudgingCommit }),
+        },
+      },
+      spec: {
+        pipelineSpec: {
+          tasks: [
+            {
+              name: 'renovate',
+              taskSpec: {
+                steps: [
+                  {
+                    name: 'renovate',
+                    image: RENOVATE_IMAGE,
+                    command: ['bash', '-c', 'renovate'],
+                  },
+                ],
+              },
+            },
+          ],
+        },
+        taskRunTemplate: { serviceAccountName: 'appstudio-pipeline' },
+      },
+    };
+    const created = await this.#client.create<KubeObject & { spec?: { status?: unknown } }>(
+      PIPELINE_RUNS,
+      object as KubeObject,
+    );
+    return {
+      name: created.metadata?.name ?? object.metadata.name,
+      nudgedComponents: [...targets],
+      specStatus: typeof created.spec?.status === 'string' ? created.spec.status : '',
+    };
+  }
+}

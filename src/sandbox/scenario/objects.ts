@@ -1,0 +1,161 @@
+// Scenario → what the sandbox creates before the first step: Kubernetes objects (Components, the
+// namespace's NudgeConfig, ChangeGroups) and git repositories with their first commit. Pure: where
+// the repositories live is the caller's business, passed in as repoUrl().
+import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
+import { sha256Hex } from '../../domain/pr-description/sha256.ts';
+import {
+  CHANGE_GROUP_API_VERSION,
+  CHANGE_GROUP_KIND,
+  type ChangeGroup,
+  type ChangeGroupSpec,
+} from '../../schema/changegroup.ts';
+import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
+import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type NudgeConfig } from '../../schema/nudgeconfig.ts';
+import type { ResolvedComponent, Scenario, ScenarioChangeGroup } from './schema.ts';
+
+/** A Component as build-service would read it: the fields nudging depends on, nothing more. */
+export interface ComponentObject {
+  readonly apiVersion: typeof COMPONENT_API_VERSION;
+  readonly kind: typeof COMPONENT_KIND;
+  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly spec: {
+    readonly componentName: string;
+    readonly application: string;
+    readonly containerImage: string;
+    readonly source: { readonly git: { readonly url: string; readonly revision: string } };
+  };
+}
+
+/** One git repository to create, with the files of its first commit on `branch`. */
+export interface RepositorySeed {
+  readonly component: string;
+  readonly url: string;
+  readonly branch: string;
+  readonly files: Readonly<Record<string, string>>;
+}
+
+export interface ScenarioObjects {
+  readonly components: readonly ComponentObject[];
+  /** Always present, possibly with no edges: the singleton is what the controllers watch. */
+  readonly nudgeConfig: NudgeConfig;
+  readonly changeGroups: readonly ChangeGroup[];
+  readonly repositories: readonly RepositorySeed[];
+}
+
+export interface ScenarioObjectOptions {
+  /** The clone URL of a component's repository (`spec.source.git.url`). */
+  readonly repoUrl: (component: string) => string;
+}
+
+export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptions): ScenarioObjects {
+  const { namespace } = scenario;
+  const nudgersOf = nudgersByTarget(scenario);
+  return {
+    components: scenario.components.map((component) => componentObject(scenario, component, options.repoUrl)),
+    nudgeConfig: {
+      apiVersion: NUDGE_CONFIG_API_VERSION,
+      kind: NUDGE_CONFIG_KIND,
+      metadata: { name: NUDGE_CONFIG_NAME, namespace },
+      spec: {
+        nudges: scenario.components.flatMap((component) =>
+          component.nudges.map((to) => ({ from: component.name, to, mode: 'immediate' as const })),
+        ),
+      },
+    },
+    changeGroups: scenario.changeGroups.map((group) => changeGroupObject(namespace, group)),
+    repositories: scenario.components.map((component) => ({
+      component: component.name,
+      url: options.repoUrl(component.name),
+      branch: component.gitRevision,
+      files: component.files ?? generatedFiles(component, nudgersOf.get(component.name) ?? []),
+    })),
+  };
+}
+
+function componentObject(
+  scenario: Scenario,
+  component: ResolvedComponent,
+  repoUrl: (component: string) => string,
+): ComponentObject {
+  return {
+    apiVersion: COMPONENT_API_VERSION,
+    kind: COMPONENT_KIND,
+    metadata: { name: component.name, namespace: scenario.namespace },
+    spec: {
+      componentName: component.name,
+      application: scenario.application,
+      containerImage: component.image,
+      source: { git: { url: repoUrl(component.name), revision: component.gitRevision } },
+    },
+  };
+}
+
+function changeGroupObject(namespace: string, group: ScenarioChangeGroup): ChangeGroup {
+  const spec: ChangeGroupSpec = {
+    nudgedComponent: group.nudgedComponent,
+    ...(group.nudgingComponents !== undefined && {
+      nudgingComponents: group.nudgingComponents.map((name) => ({ name })),
+    }),
+    ...(group.timeout !== undefined && { timeout: group.timeout }),
+    ...(group.skipCi !== undefined && { skipCi: group.skipCi }),
+  };
+  return {
+    apiVersion: CHANGE_GROUP_API_VERSION,
+    kind: CHANGE_GROUP_KIND,
+    metadata: { name: group.name, namespace },
+    spec,
+  };
+}
+
+function nudgersByTarget(scenario: Scenario): Map<string, ResolvedComponent[]> {
+  const byTarget = new Map<string, ResolvedComponent[]>();
+  for (const component of scenario.components) {
+    for (const target of component.nudges) {
+      const list = byTarget.get(target) ?? [];
+      list.push(component);
+      byTarget.set(target, list);
+    }
+  }
+  return byTarget;
+}
+
+const BASE_IMAGE = 'registry.access.redhat.com/ubi9/ubi-minimal:latest';
+
+/**
+ * A repository for a component the scenario gave no files. A nudged one gets a Dockerfile pinning
+ * every component that nudges it by digest, so that each nudge has a reference to rewrite (a
+ * Renovate PR with nothing to change would prove nothing); any other gets a plain Dockerfile.
+ */
+export function generatedFiles(
+  component: ResolvedComponent,
+  nudgers: readonly Pick<ResolvedComponent, 'name' | 'image'>[],
+): Record<string, string> {
+  const stages = nudgers.map((nudger) => `FROM ${nudger.image}@${initialDigest(nudger.image)} AS ${nudger.name}\n`);
+  const copies = nudgers.map((nudger) => `COPY --from=${nudger.name} / /opt/${nudger.name}/\n`);
+  return {
+    Dockerfile: `${stages.join('')}FROM ${BASE_IMAGE}\n${copies.join('')}`,
+    'README.md': `# ${component.name}\n\nA repository generated by \`nudger sandbox\` for the image ${component.image}.\n`,
+  };
+}
+
+/** The digest generated repositories pin `image` at before any build: stable across runs. */
+export function initialDigest(image: string): string {
+  return syntheticDigest(`initial ${image}`);
+}
+
+/** A well-formed, reproducible digest for `seed` (sha256 of it): never the digest of real content. */
+export function syntheticDigest(seed: string): string {
+  return `sha256:${sha256Hex(`nudger-sandbox ${seed}`)}`;
+}
+
+/**
+ * The same scenario as nudging works without ChangeGroups (ADR 29 alone): no ChangeGroups, and
+ * only the steps that do not act on one (builds and waits). The comparison run plays this.
+ */
+export function withoutChangeGroups(scenario: Scenario): Scenario {
+  return {
+    ...scenario,
+    changeGroups: [],
+    steps: scenario.steps.filter((step) => 'build' in step || 'wait' in step),
+  };
+}

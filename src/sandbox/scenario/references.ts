@@ -1,0 +1,187 @@
+// What the schema cannot say about a scenario: that names point at declared things, the nudge graph
+// is a DAG, and every ChangeGroup can actually collect something. Each problem names the field it
+// is about, so parse.ts can point at its line. Runs only on documents the schema accepted.
+import { findCycles } from '../../domain/cycles.ts';
+import { parseTimeout } from '../../domain/changegroup/duration.ts';
+import type { FieldPath } from '../../schema/validator.ts';
+import { STEP_VERBS, type ScenarioChangeGroup, type ScenarioDocument, type ScenarioStep } from './schema.ts';
+
+export interface ScenarioProblem {
+  readonly path: FieldPath;
+  readonly message: string;
+}
+
+/** Every cross-reference problem of `doc`, in document order. */
+export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
+  const problems: ScenarioProblem[] = [];
+  const components = new Map<string, number>();
+  doc.components.forEach((component, index) => {
+    const first = components.get(component.name);
+    if (first === undefined) components.set(component.name, index);
+    else
+      problems.push({
+        path: ['components', index, 'name'],
+        message: `component "${component.name}" is declared twice (first as components[${String(first)}])`,
+      });
+  });
+
+  const nudgers = new Map<string, Set<string>>(); // target -> components nudging it
+  doc.components.forEach((component, index) => {
+    const seen = new Set<string>();
+    (component.nudges ?? []).forEach((target, k) => {
+      const path = ['components', index, 'nudges', k];
+      if (target === component.name) problems.push({ path, message: 'a component cannot nudge itself' });
+      else if (!components.has(target)) problems.push({ path, message: `component "${target}" is not declared` });
+      else if (seen.has(target)) problems.push({ path, message: `"${target}" is listed twice` });
+      else {
+        let set = nudgers.get(target);
+        if (set === undefined) nudgers.set(target, (set = new Set()));
+        set.add(component.name);
+      }
+      seen.add(target);
+    });
+    problems.push(...fileProblems(component.files, ['components', index, 'files']));
+  });
+
+  const successors = (name: string): string[] => {
+    const index = components.get(name);
+    const nudges = index === undefined ? [] : (doc.components[index]?.nudges ?? []);
+    return nudges.filter((target) => target !== name && components.has(target));
+  };
+  for (const cycle of findCycles([...components.keys()], successors)) {
+    const index = components.get(cycle[0] ?? '') ?? 0;
+    problems.push({
+      path: ['components', index, 'nudges'],
+      message: `nudge cycle ${cycle.join(' -> ')}: builds would nudge each other for ever`,
+    });
+  }
+
+  const changeGroups = new Map<string, ScenarioChangeGroup>();
+  (doc.changeGroups ?? []).forEach((group, index) => {
+    const path = ['changeGroups', index];
+    if (changeGroups.has(group.name))
+      problems.push({ path: [...path, 'name'], message: `ChangeGroup "${group.name}" is declared twice` });
+    else changeGroups.set(group.name, group);
+    problems.push(...changeGroupProblems(group, path, components, nudgers));
+  });
+
+  (doc.steps ?? []).forEach((step, index) => {
+    problems.push(...stepProblems(step, ['steps', index], components, changeGroups, nudgers));
+  });
+  return problems;
+}
+
+function changeGroupProblems(
+  group: ScenarioChangeGroup,
+  path: FieldPath,
+  components: ReadonlyMap<string, number>,
+  nudgers: ReadonlyMap<string, ReadonlySet<string>>,
+): ScenarioProblem[] {
+  const problems: ScenarioProblem[] = [];
+  const target = group.nudgedComponent;
+  if (!components.has(target)) {
+    return [{ path: [...path, 'nudgedComponent'], message: `component "${target}" is not declared` }];
+  }
+  const nudging = nudgers.get(target) ?? new Set<string>();
+  if (nudging.size === 0)
+    problems.push({
+      path: [...path, 'nudgedComponent'],
+      message: `no component nudges "${target}": a ChangeGroup needs at least one nudging component`,
+    });
+  const seen = new Set<string>();
+  (group.nudgingComponents ?? []).forEach((name, k) => {
+    const at = [...path, 'nudgingComponents', k];
+    if (name === target) problems.push({ path: at, message: 'nudgedComponent cannot also be a nudging component' });
+    else if (!components.has(name)) problems.push({ path: at, message: `component "${name}" is not declared` });
+    else if (seen.has(name)) problems.push({ path: at, message: `"${name}" is listed twice` });
+    // A listed component that does not nudge the target never delivers a build: the ChangeGroup
+    // would wait for it until its timeout.
+    else if (!nudging.has(name)) problems.push({ path: at, message: `component "${name}" does not nudge "${target}"` });
+    seen.add(name);
+  });
+  if (group.timeout !== undefined) {
+    const timeout = parseTimeout(group.timeout);
+    if (!timeout.ok) problems.push({ path: [...path, 'timeout'], message: timeout.problem });
+  }
+  return problems;
+}
+
+/** The components whose builds `group` collects: its list, or everything nudging its target. */
+export function effectiveNudgingComponents(
+  group: ScenarioChangeGroup,
+  nudgers: ReadonlyMap<string, ReadonlySet<string>>,
+): ReadonlySet<string> {
+  return group.nudgingComponents === undefined
+    ? (nudgers.get(group.nudgedComponent) ?? new Set())
+    : new Set(group.nudgingComponents);
+}
+
+function stepProblems(
+  step: ScenarioStep,
+  path: FieldPath,
+  components: ReadonlyMap<string, number>,
+  changeGroups: ReadonlyMap<string, ScenarioChangeGroup>,
+  nudgers: ReadonlyMap<string, ReadonlySet<string>>,
+): ScenarioProblem[] {
+  const undeclaredGroup = (name: string, at: FieldPath): ScenarioProblem[] =>
+    changeGroups.has(name) ? [] : [{ path: at, message: `ChangeGroup "${name}" is not declared` }];
+  if ('build' in step) {
+    return components.has(step.build)
+      ? []
+      : [{ path: [...path, 'build'], message: `component "${step.build}" is not declared` }];
+  }
+  if ('wait' in step) {
+    const duration = parseTimeout(step.wait);
+    return duration.ok ? [] : [{ path: [...path, 'wait'], message: duration.problem }];
+  }
+  if ('removeNudgingComponent' in step) {
+    const { changeGroup, component } = step.removeNudgingComponent;
+    const at = [...path, 'removeNudgingComponent'];
+    const group = changeGroups.get(changeGroup);
+    if (group === undefined) return undeclaredGroup(changeGroup, [...at, 'changeGroup']);
+    return effectiveNudgingComponents(group, nudgers).has(component)
+      ? []
+      : [
+          {
+            path: [...at, 'component'],
+            message: `"${component}" is not a nudging component of ChangeGroup "${changeGroup}"`,
+          },
+        ];
+  }
+  if ('humanCommit' in step) {
+    return [
+      ...undeclaredGroup(step.humanCommit, [...path, 'humanCommit']),
+      ...fileProblems(step.files, [...path, 'files']),
+    ];
+  }
+  // The remaining verbs each name one ChangeGroup and nothing else.
+  for (const verb of STEP_VERBS) {
+    const name: unknown = (step as Record<string, unknown>)[verb];
+    if (typeof name === 'string') return undeclaredGroup(name, [...path, verb]);
+  }
+  /* node:coverage ignore next */
+  return [];
+}
+
+function fileProblems(files: Readonly<Record<string, string>> | undefined, path: FieldPath): ScenarioProblem[] {
+  const problems: ScenarioProblem[] = [];
+  for (const name of Object.keys(files ?? {})) {
+    const problem = repositoryPathProblem(name);
+    if (problem !== undefined) problems.push({ path: [...path, name], message: problem });
+  }
+  return problems;
+}
+
+/**
+ * Why `path` cannot name a file inside a repository, or undefined. The sandbox writes these files
+ * into real git work trees, so anything that could climb out of one (or into `.git`) is refused.
+ */
+export function repositoryPathProblem(path: string): string | undefined {
+  if (path.startsWith('/')) return 'must be a path relative to the repository root';
+  if (path.includes('\\') || path.includes('\0')) return 'must use / as separator and no NUL characters';
+  const segments = path.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    return 'must not contain empty, "." or ".." path segments';
+  if (segments[0] === '.git') return 'must not point into .git';
+  return undefined;
+}

@@ -1,0 +1,165 @@
+// The scenario file of `nudger sandbox` (docs/sandbox.md): one TypeBox definition gives the
+// TypeScript types and, through ajv in parse.ts, the runtime check. Cross-references (a step naming
+// a declared component, no nudge cycles) are not expressible here and live in references.ts.
+import Type, { type Static } from 'typebox';
+import { DEFAULT_SKIP_CI_MODE, SKIP_CI_MODES } from '../../domain/changegroup/model.ts';
+import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
+import { ComponentName, StringEnum } from '../../schema/common.ts';
+import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
+
+/**
+ * An image repository without tag or digest, as `spec.containerImage` holds it: an optional
+ * registry host (with port), then lower-case path components separated by `/`. A `:tag` after the
+ * last `/` or an `@digest` does not match, which is the point: builds supply the digest. The same
+ * grammar as src/domain/digest-rewrite/reference.ts, so every image here is one nudges can rewrite.
+ */
+export const IMAGE_REPOSITORY_PATTERN =
+  '^([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]+)?/)?' +
+  '[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$';
+/** Docker's limit on a whole reference name. */
+export const IMAGE_REPOSITORY_MAX_LENGTH = 255;
+export const DEFAULT_GIT_REVISION = 'main';
+/** A git branch name, loosely: git itself rejects the rest when the repository is created. */
+export const GIT_REVISION_PATTERN = '^[A-Za-z0-9._/-]+$';
+
+const ImageRepository = Type.String({
+  minLength: 1,
+  maxLength: IMAGE_REPOSITORY_MAX_LENGTH,
+  pattern: IMAGE_REPOSITORY_PATTERN,
+});
+const Digest = Type.String({ pattern: IMAGE_DIGEST_PATTERN, maxLength: 71 });
+/** Same syntax as ChangeGroup `spec.timeout`, so one parser (parseTimeout) reads both. */
+const Duration = Type.String({ minLength: 1, maxLength: TIMEOUT_MAX_LENGTH, pattern: TIMEOUT_PATTERN });
+const ChangeGroupName = ComponentName;
+/** Repository-relative path → whole file text. Paths are checked in references.ts. */
+export const RepositoryFiles = Type.Record(Type.String({ minLength: 1 }), Type.String());
+export type RepositoryFiles = Static<typeof RepositoryFiles>;
+
+export const ScenarioComponent = Type.Object(
+  {
+    name: ComponentName,
+    image: ImageRepository,
+    nudges: Type.Optional(Type.Array(ComponentName)),
+    files: Type.Optional(RepositoryFiles),
+    gitRevision: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: GIT_REVISION_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+export type ScenarioComponent = Static<typeof ScenarioComponent>;
+
+export const ScenarioChangeGroup = Type.Object(
+  {
+    name: ChangeGroupName,
+    nudgedComponent: ComponentName,
+    nudgingComponents: Type.Optional(Type.Array(ComponentName, { minItems: 1 })),
+    timeout: Type.Optional(Duration),
+    skipCi: Type.Optional(StringEnum(SKIP_CI_MODES, { default: DEFAULT_SKIP_CI_MODE })),
+  },
+  { additionalProperties: false },
+);
+export type ScenarioChangeGroup = Static<typeof ScenarioChangeGroup>;
+
+// Each step is a mapping whose one "verb" key says what happens and names its target; a few verbs
+// take extra keys. STEP_VERBS is what parse.ts uses to pick the variant to report errors against,
+// since ajv's own anyOf errors list every variant's complaint at once.
+export const BuildStep = Type.Object(
+  { build: ComponentName, digest: Type.Optional(Digest) },
+  { additionalProperties: false },
+);
+export const ClosePullRequestStep = Type.Object({ closePullRequest: ChangeGroupName }, { additionalProperties: false });
+export const MergePullRequestStep = Type.Object({ mergePullRequest: ChangeGroupName }, { additionalProperties: false });
+export const HumanCommitStep = Type.Object(
+  {
+    humanCommit: ChangeGroupName,
+    files: Type.Optional(RepositoryFiles),
+    message: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+export const TickRebaseStep = Type.Object({ tickRebase: ChangeGroupName }, { additionalProperties: false });
+export const TickBuildNowStep = Type.Object({ tickBuildNow: ChangeGroupName }, { additionalProperties: false });
+export const RemoveNudgingComponentStep = Type.Object(
+  {
+    removeNudgingComponent: Type.Object(
+      { changeGroup: ChangeGroupName, component: ComponentName },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const WaitStep = Type.Object({ wait: Duration }, { additionalProperties: false });
+
+/** Verb key → the schema of the steps it starts. */
+export const STEP_SCHEMAS = {
+  build: BuildStep,
+  closePullRequest: ClosePullRequestStep,
+  mergePullRequest: MergePullRequestStep,
+  humanCommit: HumanCommitStep,
+  tickRebase: TickRebaseStep,
+  tickBuildNow: TickBuildNowStep,
+  removeNudgingComponent: RemoveNudgingComponentStep,
+  wait: WaitStep,
+} as const;
+export type StepVerb = keyof typeof STEP_SCHEMAS;
+export const STEP_VERBS = Object.keys(STEP_SCHEMAS) as StepVerb[];
+
+export const ScenarioStep = Type.Union([
+  BuildStep,
+  ClosePullRequestStep,
+  MergePullRequestStep,
+  HumanCommitStep,
+  TickRebaseStep,
+  TickBuildNowStep,
+  RemoveNudgingComponentStep,
+  WaitStep,
+]);
+export type BuildStep = Static<typeof BuildStep>;
+export type ClosePullRequestStep = Static<typeof ClosePullRequestStep>;
+export type MergePullRequestStep = Static<typeof MergePullRequestStep>;
+export type HumanCommitStep = Static<typeof HumanCommitStep>;
+export type TickRebaseStep = Static<typeof TickRebaseStep>;
+export type TickBuildNowStep = Static<typeof TickBuildNowStep>;
+export type RemoveNudgingComponentStep = Static<typeof RemoveNudgingComponentStep>;
+export type WaitStep = Static<typeof WaitStep>;
+/** Narrow with `'build' in step`, `'wait' in step`, …; or use stepVerb(). */
+export type ScenarioStep = Static<typeof ScenarioStep>;
+
+/** The file as written: optional lists may be absent. */
+export const ScenarioDocument = Type.Object(
+  {
+    namespace: ComponentName,
+    application: Type.Optional(ComponentName),
+    components: Type.Array(ScenarioComponent, { minItems: 1 }),
+    changeGroups: Type.Optional(Type.Array(ScenarioChangeGroup)),
+    steps: Type.Optional(Type.Array(ScenarioStep)),
+  },
+  { additionalProperties: false },
+);
+export type ScenarioDocument = Static<typeof ScenarioDocument>;
+
+/** A checked scenario with its defaults filled in; what every other sandbox module takes. */
+export interface Scenario {
+  readonly namespace: string;
+  /** `spec.application` of every Component; defaults to the namespace. */
+  readonly application: string;
+  readonly components: readonly ResolvedComponent[];
+  readonly changeGroups: readonly ScenarioChangeGroup[];
+  readonly steps: readonly ScenarioStep[];
+}
+
+export interface ResolvedComponent {
+  readonly name: string;
+  readonly image: string;
+  /** Components this one's builds nudge; empty when none. */
+  readonly nudges: readonly string[];
+  /** Initial repository content; absent means "generate one" (see objects.ts). */
+  readonly files?: Readonly<Record<string, string>>;
+  readonly gitRevision: string;
+}
+
+/** The verb of a step: which of STEP_VERBS it carries. */
+export function stepVerb(step: ScenarioStep): StepVerb {
+  for (const verb of STEP_VERBS) if (Object.hasOwn(step, verb)) return verb;
+  /* node:coverage ignore next */
+  throw new TypeError('a scenario step without a verb; parseScenario never returns one');
+}

@@ -1,0 +1,393 @@
+// Tekton running nudge PipelineRuns, and the Renovate inside them, as far as the sandbox needs:
+// a nudge PipelineRun that is not cancelled is "executed", i.e. for every nudged component the
+// ADR 29 pull request is opened or updated on its local forge repository the way Konflux's
+// Renovate config makes it (../shared/reference/konflux-upstream.md §3): branch
+// `konflux/component-updates/<nudged>-component-update-<nudging>`, one commit on the base that
+// rewrites digest references, subject `Update <nudging> to <digest7>`, a non-draft PR titled
+// like the commit. A run created (or set) cancelled is finished as Tekton finishes it
+// (Succeeded=False, reason Cancelled) and nothing else happens: that is nudger's hold.
+//
+// Renovate resolves the tag's digest in the registry; the sandbox has no registry, so the digest
+// comes from the build PipelineRun the nudge names, verified like nudger verifies it (D3).
+import type { LocalForge } from '../adapters/forges/local/local-forge.ts';
+import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
+import type { PullRequest } from '../adapters/forges/types.ts';
+import type { ObjectClient } from '../adapters/kubernetes/client.ts';
+import { COMPONENTS, CONFIG_MAPS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { localGitRun } from '../adapters/git/plumbing.ts';
+import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
+import { imageRepository, verifyNudgeBuild, type VerifiedBuild } from '../domain/changegroup/verify-build.ts';
+import {
+  BUILD_NUDGE_FILES_ANNOTATION,
+  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
+  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
+  compileFileMatch,
+  pathMatches,
+  resolveFileMatch,
+  rewriteDigests,
+  type FileMatchSources,
+} from '../domain/digest-rewrite/index.ts';
+import {
+  NUDGE_TYPE_LABEL,
+  NUDGE_TYPE_VALUE,
+  readNudgePipelineRun,
+  readPipelineRun,
+  type NudgePipelineRun,
+} from '../domain/nudge-pipelinerun.ts';
+import { REPO_AT_SHA_ANNOTATION } from './konflux.ts';
+import { SerialPoller, whenNotFound } from './poll-loop.ts';
+
+export const NUDGE_BRANCH_PREFIX = 'konflux/component-updates/';
+export const SIMPLE_BRANCH_ANNOTATION = 'build.appstudio.openshift.io/build-nudge-simple-branch';
+/** The GitHub App identity Konflux's Renovate commits as. */
+export const RENOVATE_IDENTITY: GitIdentity = {
+  name: 'red-hat-konflux[bot]',
+  email: '126015336+red-hat-konflux[bot]@users.noreply.github.com',
+};
+const PR_FOOTER = 'To execute skipped test pipelines write comment `/ok-to-test`';
+/** spec.status values after which Tekton starts nothing new. */
+const CANCELLING = new Set(['Cancelled', 'CancelledRunFinally', 'StoppedRunFinally']);
+
+/** `konflux/component-updates/<nudged>-component-update-<nudging>` (or the simple-branch form). */
+export function renovateBranch(nudged: string, nudging: string, simpleBranch = false): string {
+  return `${NUDGE_BRANCH_PREFIX}${simpleBranch ? '' : `${nudged}-`}component-update-${nudging}`;
+}
+
+/** Renovate's subject: `Update <nudging> to <first 7 hex of the digest>`. */
+export function renovateSubject(nudging: string, digest: string): string {
+  return `Update ${nudging} to ${digest.replace(/^sha256:/, '').slice(0, 7)}`;
+}
+
+export type TargetOutcome = 'opened' | 'updated' | 'unchanged' | 'no-references' | 'failed';
+
+export interface NudgeTargetResult {
+  readonly component: string;
+  readonly outcome: TargetOutcome;
+  readonly branch?: string;
+  readonly pullRequest?: number;
+  readonly pullRequestUrl?: string;
+  readonly commit?: string;
+  /** Why it failed. */
+  readonly message?: string;
+}
+
+export interface ExecutedNudge {
+  readonly namespace: string;
+  readonly pipelineRun: string;
+  readonly nudgingComponent: string;
+  /** `executed` = succeeded; `failed` = the build did not verify or a target failed. */
+  readonly outcome: 'executed' | 'cancelled' | 'failed';
+  readonly targets: readonly NudgeTargetResult[];
+  readonly message?: string;
+}
+
+export interface TektonStandInOptions {
+  readonly client: ObjectClient;
+  readonly forge: LocalForge;
+  /** Where Renovate's git workspaces live (GitWorkspaces cache). */
+  readonly gitCacheDir: string;
+  /** Only nudge PipelineRuns of this namespace; default every namespace. */
+  readonly namespace?: string;
+  readonly now?: () => Date;
+}
+
+interface PipelineRunObject extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+interface ComponentObject extends KubeObject {
+  spec?: { source?: { git?: { url?: unknown; revision?: unknown } } };
+}
+
+interface ConfigMapObject extends KubeObject {
+  data?: Record<string, string>;
+}
+
+export class TektonStandIn {
+  readonly #client: ObjectClient;
+  readonly #forge: LocalForge;
+  readonly #resolver: LocalForgeResolver;
+  readonly #workspaces: GitWorkspaces;
+  readonly #namespace: string | undefined;
+  readonly #now: () => Date;
+  readonly #executed: ExecutedNudge[] = [];
+  readonly #poller = new SerialPoller<ExecutedNudge[]>(() => this.#pollOnce());
+
+  constructor(options: TektonStandInOptions) {
+    this.#client = options.client;
+    this.#forge = options.forge;
+    this.#resolver = new LocalForgeResolver(options.forge);
+    this.#workspaces = new GitWorkspaces({ cacheDir: options.gitCacheDir });
+    this.#namespace = options.namespace;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Every nudge PipelineRun finished so far, in the order they were finished. */
+  get executed(): readonly ExecutedNudge[] {
+    return this.#executed;
+  }
+
+  /** Finishes every unfinished nudge PipelineRun once; returns what it did. */
+  poll(): Promise<ExecutedNudge[]> {
+    return this.#poller.poll();
+  }
+
+  /** Polls every `intervalMs` until stop(); a failed poll goes to `onError` and polling goes on. */
+  start(intervalMs: number, onError: (error: unknown) => void): void {
+    this.#poller.start(intervalMs, onError);
+  }
+
+  /** Stops polling and waits for a poll underway. */
+  stop(): Promise<void> {
+    return this.#poller.stop();
+  }
+
+  async #pollOnce(): Promise<ExecutedNudge[]> {
+    const page = await this.#client.list<PipelineRunObject>(PIPELINE_RUNS, {
+      labelSelector: `${NUDGE_TYPE_LABEL}=${NUDGE_TYPE_VALUE}`,
+      ...(this.#namespace === undefined ? {} : { namespace: this.#namespace }),
+    });
+    // Oldest first, so a later nudge of the same pair lands on top of an earlier one. Timestamps
+    // have one-second resolution; within a second, the creation revision (an unfinished run has
+    // not been written since) decides.
+    const runs = [...page.items].sort(
+      (a, b) =>
+        (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') ||
+        Number(a.metadata?.resourceVersion ?? 0) - Number(b.metadata?.resourceVersion ?? 0),
+    );
+    const done: ExecutedNudge[] = [];
+    for (const run of runs) {
+      const view = readPipelineRun(run);
+      if (view === undefined) continue;
+      const finished = view.succeeded !== undefined && view.succeeded.status !== 'Unknown';
+      if (finished || view.specStatus === 'PipelineRunPending') continue;
+      const result = CANCELLING.has(view.specStatus) ? await this.#cancel(run) : await this.#execute(run);
+      this.#executed.push(result);
+      done.push(result);
+    }
+    return done;
+  }
+
+  async #cancel(run: PipelineRunObject): Promise<ExecutedNudge> {
+    const { namespace, name } = names(run);
+    const now = this.#now().toISOString();
+    await this.#writeStatus(run, {
+      startTime: stringAt(run.status, 'startTime') ?? now,
+      completionTime: now,
+      conditions: [condition('False', 'Cancelled', `PipelineRun "${name}" was cancelled`, now)],
+    });
+    const nudging = run.metadata?.annotations?.['build.appstudio.redhat.com/nudging-component'] ?? '';
+    return { namespace, pipelineRun: name, nudgingComponent: nudging, outcome: 'cancelled', targets: [] };
+  }
+
+  async #execute(run: PipelineRunObject): Promise<ExecutedNudge> {
+    const { namespace, name } = names(run);
+    const started = stringAt(run.status, 'startTime') ?? this.#now().toISOString();
+    // Started first, as Tekton does: nudger's sweeper must never cancel a run that has begun.
+    await this.#writeStatus(run, {
+      startTime: started,
+      conditions: [condition('Unknown', 'Running', 'Tasks Completed: 0 (Failed: 0, Cancelled 0), Skipped: 0', started)],
+    });
+    const finish = async (
+      outcome: 'executed' | 'failed',
+      nudging: string,
+      targets: NudgeTargetResult[],
+      message?: string,
+    ): Promise<ExecutedNudge> => {
+      const now = this.#now().toISOString();
+      await this.#writeStatus(run, {
+        startTime: started,
+        completionTime: now,
+        conditions: [
+          outcome === 'executed'
+            ? condition('True', 'Succeeded', 'Tasks Completed: 1 (Failed: 0, Cancelled 0), Skipped: 0', now)
+            : condition('False', 'Failed', message ?? 'Tasks Completed: 1 (Failed: 1, Cancelled 0), Skipped: 0', now),
+        ],
+      });
+      return {
+        namespace,
+        pipelineRun: name,
+        nudgingComponent: nudging,
+        outcome,
+        targets,
+        ...(message === undefined ? {} : { message }),
+      };
+    };
+    const reading = readNudgePipelineRun(run);
+    if (!reading.ok) return finish('failed', '', [], reading.message);
+    const nudge = reading.nudge;
+    const build =
+      nudge.nudgingPipeline === undefined
+        ? undefined
+        : await this.#client.get(PIPELINE_RUNS, namespace, nudge.nudgingPipeline).catch(whenNotFound(undefined));
+    const verified = verifyNudgeBuild(nudge, build);
+    if (!verified.ok) return finish('failed', nudge.nudgingComponent, [], verified.message);
+    const buildAnnotations = build?.metadata?.annotations ?? {};
+    const nudgingComponent = await this.#getComponent(namespace, nudge.nudgingComponent);
+    const simpleBranch = nudgingComponent?.metadata?.annotations?.[SIMPLE_BRANCH_ANNOTATION] === 'true';
+    const targets: NudgeTargetResult[] = [];
+    for (const target of nudge.nudgedComponents) {
+      try {
+        targets.push(
+          await this.#updateTarget(nudge, verified, target, {
+            simpleBranch,
+            link: buildAnnotations[REPO_AT_SHA_ANNOTATION] ?? '',
+            nudgeFiles: buildAnnotations[BUILD_NUDGE_FILES_ANNOTATION],
+          }),
+        );
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        targets.push({ component: target, outcome: 'failed', message });
+      }
+    }
+    const failed = targets.filter((target) => target.outcome === 'failed');
+    return failed.length === 0
+      ? finish('executed', nudge.nudgingComponent, targets)
+      : finish(
+          'failed',
+          nudge.nudgingComponent,
+          targets,
+          failed.map((target) => `${target.component}: ${target.message ?? ''}`).join('; '),
+        );
+  }
+
+  async #updateTarget(
+    nudge: NudgePipelineRun,
+    build: VerifiedBuild,
+    target: string,
+    context: { simpleBranch: boolean; link: string; nudgeFiles: string | undefined },
+  ): Promise<NudgeTargetResult> {
+    const { namespace } = nudge;
+    const component = await this.#getComponent(namespace, target);
+    if (component === undefined) throw new Error(`Component ${namespace}/${target} does not exist`);
+    const gitUrl = component.spec?.source?.git?.url;
+    if (typeof gitUrl !== 'string') throw new Error(`Component ${namespace}/${target} has no spec.source.git.url`);
+    const revision = component.spec?.source?.git?.revision;
+    const baseBranch = typeof revision === 'string' && revision !== '' ? revision : 'main';
+    const { repo } = await this.#resolver.resolve(gitUrl, namespace);
+    const fileMatch = resolveFileMatch(await this.#fileMatchSources(namespace, component, context.nudgeFiles));
+    const matchers = compileFileMatch(fileMatch);
+    const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch);
+    const files = await checkout.readFiles((path) => pathMatches(path, matchers));
+    const repository = imageRepository(build.imageUrl);
+    const rewrite = rewriteDigests(files, [{ repository, digest: build.digest }], fileMatch);
+    const branch = renovateBranch(target, nudge.nudgingComponent, context.simpleBranch);
+    if (rewrite.changes.length === 0) return { component: target, outcome: 'no-references', branch };
+
+    const subject = renovateSubject(nudge.nudgingComponent, build.digest);
+    const signedOff = `Signed-off-by: ${RENOVATE_IDENTITY.name} <${RENOVATE_IDENTITY.email}>`;
+    const commit = await checkout.commitOnBase({
+      files: rewrite.changes.map((change) => ({ path: change.path, text: change.after })),
+      message: `${subject}\n\nImage created from '${context.link}'\n\n${signedOff}`,
+      author: RENOVATE_IDENTITY,
+    });
+    const remoteHead = await this.#forge.branchHead(repo, branch);
+    const same = remoteHead !== undefined && (await this.#sameChange(checkout.directory, commit, repo, remoteHead));
+    // Renovate leaves a branch that already holds this very update alone (no push, no build).
+    if (!same) await checkout.pushWithLease(branch, remoteHead, commit);
+    const previous = rewrite.changes[0]?.replacements[0]?.from.split('@sha256:')[1] ?? '';
+    const body = [
+      `Image created from '${context.link}'`,
+      '',
+      'This PR contains the following updates:',
+      '',
+      '| Package | Change |',
+      '|---|---|',
+      `| ${repository} | \`${previous.slice(0, 7)}\` -> \`${build.digest.slice(7, 14)}\` |`,
+      '',
+      '---',
+      '',
+      PR_FOOTER,
+    ].join('\n');
+    const existing = await this.#forge.findPullRequestByHeadBranch(repo, branch);
+    let pr: PullRequest;
+    let outcome: TargetOutcome;
+    if (existing?.state === 'open') {
+      pr =
+        existing.title === subject && existing.body === body
+          ? existing
+          : await this.#forge.updatePullRequest(repo, existing.number, { title: subject, body });
+      outcome = same && pr === existing ? 'unchanged' : 'updated';
+    } else {
+      pr = await this.#forge.createPullRequest({
+        repo,
+        base: baseBranch,
+        head: branch,
+        title: subject,
+        body,
+        draft: false,
+      });
+      outcome = 'opened';
+    }
+    return {
+      component: target,
+      outcome,
+      branch,
+      pullRequest: pr.number,
+      pullRequestUrl: pr.url,
+      commit: same ? remoteHead : commit,
+    };
+  }
+
+  /** Same tree and same parent: the branch already is this update on this base. */
+  async #sameChange(
+    workspace: string,
+    commit: string,
+    repo: Parameters<LocalForge['gitDirectory']>[0],
+    remoteHead: string,
+  ): Promise<boolean> {
+    const ours = (await localGitRun(workspace)('rev-parse', ['rev-parse', `${commit}^{tree}`, `${commit}^`])).trim();
+    const theirs = await localGitRun(this.#forge.gitDirectory(repo))('rev-parse', [
+      'rev-parse',
+      `${remoteHead}^{tree}`,
+      `${remoteHead}^`,
+    ]).then(
+      (output) => output.trim(),
+      () => undefined,
+    );
+    return ours === theirs;
+  }
+
+  async #fileMatchSources(
+    namespace: string,
+    component: ComponentObject,
+    nudgeFiles: string | undefined,
+  ): Promise<FileMatchSources> {
+    const perComponent = component.metadata?.annotations?.[NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION];
+    const configMap = async (name: string): Promise<Record<string, string> | undefined> =>
+      this.#client
+        .get<ConfigMapObject>(CONFIG_MAPS, namespace, name)
+        .then((object) => object.data ?? {})
+        .catch(whenNotFound(undefined));
+    return {
+      ...(perComponent === undefined
+        ? { renovateConfigMap: await configMap(NAMESPACE_WIDE_RENOVATE_CONFIG_MAP) }
+        : { perComponentConfigMap: (await configMap(perComponent)) ?? null }),
+      ...(nudgeFiles === undefined ? {} : { buildNudgeFilesAnnotation: nudgeFiles }),
+    };
+  }
+
+  async #getComponent(namespace: string, name: string): Promise<ComponentObject | undefined> {
+    return this.#client.get<ComponentObject>(COMPONENTS, namespace, name).catch(whenNotFound(undefined));
+  }
+
+  async #writeStatus(run: PipelineRunObject, status: Record<string, unknown>): Promise<void> {
+    const { namespace, name } = names(run);
+    await this.#client.patchStatus(PIPELINE_RUNS, namespace, name, 'merge', { status });
+  }
+}
+
+function names(run: KubeObject): { namespace: string; name: string } {
+  return { namespace: run.metadata?.namespace ?? '', name: run.metadata?.name ?? '' };
+}
+
+function stringAt(object: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = object?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function condition(status: 'True' | 'False' | 'Unknown', reason: string, message: string, at: string): object {
+  return { type: 'Succeeded', status, reason, message, lastTransitionTime: at };
+}

@@ -1,0 +1,395 @@
+// A local stand-in for github.com on 127.0.0.1: the REST operations nudger uses (held to GitHub's
+// official OpenAPI description, see openapi-contract.ts), the GraphQL draft mutations (validated
+// against GitHub's published schema) and git smart HTTP over real bare repositories. Tests drive
+// the human side (merge, close, edit) through the returned handle and assert afterwards that
+// `contractViolations` is empty: a violation means either the client sent something GitHub would
+// reject or the emulator answered something GitHub would not.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
+import { BareRepository, serveGitHttp } from './git-backend.ts';
+import { runGraphql } from './graphql-api.ts';
+import { gitHubContract, type MatchedOperation } from './openapi-contract.ts';
+import type { EmulatorUrls } from './render.ts';
+import { closeRecord, errorBody, restHandlers, type RestResponse } from './rest-api.ts';
+import { EmulatorState, nodeId, type PullRequestRecord, type RepositoryRecord } from './state.ts';
+
+export interface GitHubEmulatorOptions {
+  /** The one token the emulator accepts, for the API and for git. */
+  readonly token: string;
+  /** Where bare repositories live; a temp directory (removed by close()) when omitted. */
+  readonly projectRoot?: string;
+  /** The login the token belongs to; the author of the PRs it opens. Default `nudger-bot`. */
+  readonly login?: string;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path and query as received. */
+  readonly path: string;
+  /** The OpenAPI operationId, `graphql:<fields>` or `git`; undefined for unknown REST routes. */
+  readonly operationId: string | undefined;
+  readonly status: number;
+}
+
+/** A snapshot of one PR for assertions. */
+export interface EmulatedPullRequest {
+  readonly number: number;
+  readonly nodeId: string;
+  readonly title: string;
+  readonly body: string | null;
+  readonly draft: boolean;
+  readonly state: 'open' | 'closed';
+  readonly merged: boolean;
+  readonly mergedAt: string | null;
+  readonly headRef: string;
+  readonly headSha: string;
+  readonly baseRef: string;
+  readonly author: string;
+}
+
+export interface GitHubEmulator {
+  /** REST root, GHES-style: `http://127.0.0.1:<port>/api/v3`. */
+  readonly apiUrl: string;
+  readonly graphqlUrl: string;
+  /** Where repositories are cloned: `${gitBaseUrl}/<owner>/<name>.git`. */
+  readonly gitBaseUrl: string;
+  readonly projectRoot: string;
+  readonly requests: RecordedRequest[];
+  readonly contractViolations: string[];
+  /** A repository whose `defaultBranch` holds `files` in one commit; its ref has the emulator as host. */
+  createRepository(
+    owner: string,
+    name: string,
+    files: Readonly<Record<string, string>>,
+    defaultBranch?: string,
+  ): Promise<RepositoryRef>;
+  branchHead(owner: string, name: string, branch: string): Promise<string | undefined>;
+  pullRequests(owner: string, name: string): EmulatedPullRequest[];
+  /** What the merge button does: fast-forward when possible, else a merge commit on the base. */
+  mergePullRequest(owner: string, name: string, number: number): Promise<void>;
+  closePullRequest(owner: string, name: string, number: number): Promise<void>;
+  editPullRequestBody(owner: string, name: string, number: number, body: string): Promise<void>;
+  /** The next `count` API requests are refused as rate limited, with `retry-after: <seconds>`. */
+  rateLimitNext(count: number, retryAfterSeconds: number, status?: 403 | 429): void;
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api/v3';
+const GRAPHQL_PATH = '/api/graphql';
+
+export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promise<GitHubEmulator> {
+  const ownsRoot = options.projectRoot === undefined;
+  const projectRoot = options.projectRoot ?? (await mkdtemp(join(tmpdir(), 'nudger-github-emulator-')));
+  const login = options.login ?? 'nudger-bot';
+  const contract = gitHubContract();
+  const state = new EmulatorState();
+  const requests: RecordedRequest[] = [];
+  const contractViolations: string[] = [];
+  let rateLimited: { remaining: number; retryAfterSeconds: number; status: 403 | 429 } | undefined;
+  // API requests run one at a time, so a check-then-create (one open PR per head) cannot race.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    let operationId: string | undefined;
+    response.on('finish', () => {
+      requests.push({
+        method: request.method ?? 'GET',
+        path: url.pathname + url.search,
+        operationId,
+        status: response.statusCode,
+      });
+    });
+    const label = (id: string | undefined): void => {
+      operationId = id;
+    };
+    const handle = async (): Promise<void> => {
+      if (url.pathname === GRAPHQL_PATH) {
+        await serialized(() => serveGraphql(request, response, label));
+      } else if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+        await serialized(() => serveRest(request, response, url, label));
+      } else {
+        label('git');
+        if (!gitAuthorized(request.headers.authorization, options.token)) {
+          response.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"', 'content-type': 'text/plain' });
+          response.end('Invalid username or token. Password authentication is not supported for Git operations.\n');
+          return;
+        }
+        serveGitHttp(projectRoot, request, response, url);
+      }
+    };
+    handle().catch((error: unknown) => {
+      contractViolations.push(`emulator failure on ${request.method ?? ''} ${url.pathname}: ${String(error)}`);
+      if (!response.headersSent) sendJson(response, 500, errorBody(500, 'Server Error'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const web = `http://127.0.0.1:${String(port)}`;
+  const urls: EmulatorUrls = { api: `${web}${API_PREFIX}`, web };
+  const handlers = restHandlers(state, urls);
+
+  async function serveRest(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    label: (id: string | undefined) => void,
+  ): Promise<void> {
+    const raw = await readBody(request);
+    const path = url.pathname.slice(API_PREFIX.length) || '/';
+    const operation = contract.match(request.method ?? 'GET', path);
+    label(operation?.operationId);
+    const reply = (result: RestResponse): void => {
+      if (operation !== undefined) {
+        for (const problem of contract.checkResponse(operation, result.status, result.body)) {
+          contractViolations.push(`emulator response: ${problem}`);
+        }
+      }
+      sendJson(response, result.status, result.body, result.headers);
+    };
+    const auth = apiLogin(request.headers.authorization, options.token, login);
+    if (auth.failure !== undefined) {
+      reply({ status: 401, body: errorBody(401, auth.failure) });
+      return;
+    }
+    if (operation === undefined) {
+      contractViolations.push(`${request.method ?? ''} ${path}: no such operation in GitHub's REST description`);
+      reply({ status: 404, body: errorBody(404, 'Not Found') });
+      return;
+    }
+    if (rateLimited !== undefined && rateLimited.remaining > 0) {
+      rateLimited.remaining--;
+      reply({
+        status: rateLimited.status,
+        body: errorBody(
+          rateLimited.status,
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        ),
+        headers: { 'retry-after': String(rateLimited.retryAfterSeconds) },
+      });
+      return;
+    }
+    let body: unknown;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        contractViolations.push(`${operation.operationId}: request body is not JSON`);
+        reply({ status: 400, body: errorBody(400, 'Problems parsing JSON') });
+        return;
+      }
+    }
+    const problems = [
+      ...contract.checkParameters(operation, url.searchParams),
+      ...contract.checkRequestBody(operation, body),
+    ];
+    if (problems.length > 0) {
+      contractViolations.push(...problems.map((problem) => `client request: ${problem}`));
+      reply({ status: 422, body: errorBody(422, `Invalid request.\n\n${problems.join('\n')}`) });
+      return;
+    }
+    const handler = handlers.get(operation.operationId);
+    if (handler === undefined) {
+      contractViolations.push(`${operation.operationId}: documented but not emulated`);
+      reply({ status: 404, body: errorBody(404, 'Not Found') });
+      return;
+    }
+    reply(await handler(restRequest(operation, url, path, body, auth.login)));
+  }
+
+  async function serveGraphql(
+    request: IncomingMessage,
+    response: ServerResponse,
+    label: (id: string | undefined) => void,
+  ): Promise<void> {
+    const raw = await readBody(request);
+    label('graphql');
+    const auth = apiLogin(request.headers.authorization, options.token, login);
+    if (auth.failure !== undefined) {
+      sendJson(response, 401, { message: auth.failure, documentation_url: 'https://docs.github.com/graphql' });
+      return;
+    }
+    if (request.method !== 'POST') {
+      sendJson(response, 404, errorBody(404, 'Not Found'));
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      contractViolations.push('GraphQL: request body is not JSON');
+      sendJson(response, 400, { message: 'Problems parsing JSON' });
+      return;
+    }
+    const outcome = await runGraphql(state, web, parsed);
+    label(`graphql:${outcome.fields.join(',')}`);
+    contractViolations.push(...outcome.violations);
+    sendJson(response, outcome.status, outcome.body);
+  }
+
+  const requireRepository = (owner: string, name: string): RepositoryRecord => {
+    const repository = state.repository(owner, name);
+    if (repository === undefined) throw new Error(`emulator: no repository ${owner}/${name}`);
+    return repository;
+  };
+  const requirePull = (
+    owner: string,
+    name: string,
+    number: number,
+  ): { repo: RepositoryRecord; pull: PullRequestRecord } => {
+    const repo = requireRepository(owner, name);
+    const pull = repo.pulls.find((candidate) => candidate.number === number);
+    if (pull === undefined) throw new Error(`emulator: no pull request ${owner}/${name}#${String(number)}`);
+    return { repo, pull };
+  };
+
+  return {
+    apiUrl: urls.api,
+    graphqlUrl: `${web}${GRAPHQL_PATH}`,
+    gitBaseUrl: web,
+    projectRoot,
+    requests,
+    contractViolations,
+    async createRepository(owner, name, files, defaultBranch = 'main') {
+      if (state.repository(owner, name) !== undefined) throw new Error(`emulator: ${owner}/${name} exists`);
+      const git = await BareRepository.create(join(projectRoot, owner, `${name}.git`), files, defaultBranch);
+      const id = state.nextId();
+      state.addRepository({
+        owner,
+        name,
+        id,
+        nodeId: nodeId('R', id),
+        defaultBranch,
+        git,
+        pulls: [],
+        createdAt: state.now(),
+      });
+      return parseRepositoryUrl(`${web}/${owner}/${name}`);
+    },
+    branchHead: (owner, name, branch) => requireRepository(owner, name).git.branchHead(branch),
+    pullRequests: (owner, name) =>
+      requireRepository(owner, name).pulls.map((pull) => ({
+        number: pull.number,
+        nodeId: pull.nodeId,
+        title: pull.title,
+        body: pull.body,
+        draft: pull.draft,
+        state: pull.state,
+        merged: pull.merged,
+        mergedAt: pull.mergedAt,
+        headRef: pull.headRef,
+        headSha: pull.headSha,
+        baseRef: pull.baseRef,
+        author: pull.author,
+      })),
+    mergePullRequest: (owner, name, number) =>
+      serialized(async () => {
+        const { repo, pull } = requirePull(owner, name, number);
+        if (pull.state !== 'open') throw new Error(`emulator: #${String(number)} is not open`);
+        const head = await repo.git.branchHead(pull.headRef);
+        const base = await repo.git.branchHead(pull.baseRef);
+        if (head === undefined || base === undefined) throw new Error('emulator: head or base branch is gone');
+        const merged = await repo.git.merge(
+          pull.baseRef,
+          head,
+          `Merge pull request #${String(number)} from ${owner}/${pull.headRef}`,
+        );
+        const now = state.now();
+        Object.assign(pull, {
+          headSha: head,
+          baseSha: base,
+          state: 'closed',
+          merged: true,
+          mergedAt: now,
+          closedAt: now,
+          updatedAt: now,
+          mergeCommitSha: merged,
+        });
+      }),
+    closePullRequest: (owner, name, number) =>
+      serialized(async () => {
+        const { repo, pull } = requirePull(owner, name, number);
+        if (pull.state === 'open') await closeRecord(state, repo, pull);
+      }),
+    editPullRequestBody: (owner, name, number, body) =>
+      serialized(() => {
+        const { pull } = requirePull(owner, name, number);
+        pull.body = body;
+        pull.updatedAt = state.now();
+        return Promise.resolve();
+      }),
+    rateLimitNext(count, retryAfterSeconds, status = 429) {
+      rateLimited = { remaining: count, retryAfterSeconds, status };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+      if (ownsRoot) await rm(projectRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+function restRequest(operation: MatchedOperation, url: URL, path: string, body: unknown, login: string) {
+  return {
+    operationId: operation.operationId,
+    pathParams: operation.pathParams,
+    query: url.searchParams,
+    body,
+    login,
+    path,
+  };
+}
+
+/** `token X` and `Bearer X` are both accepted by api.github.com. */
+function apiLogin(
+  header: string | undefined,
+  token: string,
+  login: string,
+): { login: string; failure?: undefined } | { login?: undefined; failure: string } {
+  if (header === undefined) return { failure: 'Requires authentication' };
+  const match = /^(?:token|bearer)\s+(\S+)$/i.exec(header.trim());
+  return match?.[1] === token ? { login } : { failure: 'Bad credentials' };
+}
+
+/** git sends HTTP Basic; GitHub takes the token as the password whatever the user name. */
+function gitAuthorized(header: string | undefined, token: string): boolean {
+  const match = /^basic\s+(\S+)$/i.exec(header?.trim() ?? '');
+  if (match?.[1] === undefined) return false;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 && decoded.slice(colon + 1) === token;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-github-media-type': 'github.v3; format=json',
+    ...headers,
+  });
+  response.end(text);
+}

@@ -1,0 +1,165 @@
+// The emulator's GraphQL endpoint: every document is parsed and validated against GitHub's
+// published schema (`@octokit/graphql-schema`, the introspection JSON: the SDL file of the same
+// package repeats some field definitions and does not build), then executed by graphql-js with a
+// root value that implements the two draft mutations against emulator state. Executing through
+// graphql-js means the answer has exactly the shape the query asked for, non-null rules included.
+import { readFileSync } from 'node:fs';
+import {
+  buildClientSchema,
+  execute,
+  GraphQLError,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type IntrospectionQuery,
+} from 'graphql';
+import type { EmulatorState, PullRequestRecord, RepositoryRecord } from './state.ts';
+
+export interface GraphqlOutcome {
+  readonly status: number;
+  readonly body: object;
+  /** The mutation or query field names the document selected at its root. */
+  readonly fields: readonly string[];
+  readonly violations: readonly string[];
+}
+
+const SUPPORTED = new Set(['markPullRequestReadyForReview', 'convertPullRequestToDraft']);
+
+let shared: GraphQLSchema | undefined;
+
+function gitHubSchema(): GraphQLSchema {
+  if (shared !== undefined) return shared;
+  const url = new URL('./schema.json', import.meta.resolve('@octokit/graphql-schema'));
+  const parsed: unknown = JSON.parse(readFileSync(url, 'utf8'));
+  if (typeof parsed !== 'object' || parsed === null || !('__schema' in parsed)) {
+    throw new Error(`${url.href} is not a GraphQL introspection result`);
+  }
+  shared = buildClientSchema(parsed as IntrospectionQuery);
+  return shared;
+}
+
+export async function runGraphql(state: EmulatorState, webUrl: string, request: unknown): Promise<GraphqlOutcome> {
+  const { query, variables, operationName } = readRequest(request);
+  if (query === undefined) {
+    return problem(400, 'A query attribute must be specified and must be a string.', []);
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    const message = error instanceof GraphQLError ? error.message : 'Parse error';
+    return { status: 200, body: { errors: [{ message }] }, fields: [], violations: [`GraphQL: ${message}`] };
+  }
+  const schema = gitHubSchema();
+  const errors = validate(schema, document);
+  const fields = rootFields(document);
+  if (errors.length > 0) {
+    const messages = errors.map((error) => error.message);
+    return {
+      status: 200,
+      body: { errors: messages.map((message) => ({ message })) },
+      fields,
+      violations: messages.map((message) => `GraphQL document does not validate: ${message}`),
+    };
+  }
+  const unsupported = fields.filter((field) => !SUPPORTED.has(field));
+  if (unsupported.length > 0) {
+    return problem(200, `not emulated: ${unsupported.join(', ')}`, fields);
+  }
+  const setDraft = (draft: boolean) => (args: { input?: { pullRequestId?: unknown; clientMutationId?: unknown } }) => {
+    const id = args.input?.pullRequestId;
+    const found = typeof id === 'string' ? state.byNodeId(id) : undefined;
+    if (found === undefined) {
+      throw new GraphQLError(`Could not resolve to a node with the global id of '${String(id)}'`, {
+        extensions: { type: 'NOT_FOUND' },
+      });
+    }
+    if (found.pull.state === 'closed') {
+      throw new GraphQLError('Pull request is closed', { extensions: { type: 'UNPROCESSABLE' } });
+    }
+    found.pull.draft = draft;
+    found.pull.updatedAt = state.now();
+    return { clientMutationId: args.input?.clientMutationId ?? null, pullRequest: graphqlPullRequest(webUrl, found) };
+  };
+  const result = await execute({
+    schema,
+    document,
+    variableValues: variables,
+    operationName,
+    rootValue: {
+      markPullRequestReadyForReview: setDraft(false),
+      convertPullRequestToDraft: setDraft(true),
+    },
+  });
+  // GitHub puts the error type beside the message, not under `extensions`.
+  const body = {
+    ...(result.data === undefined ? {} : { data: result.data }),
+    ...(result.errors === undefined
+      ? {}
+      : {
+          errors: result.errors.map((error) => ({
+            type: error.extensions.type,
+            path: error.path,
+            locations: error.locations,
+            message: error.message,
+          })),
+        }),
+  };
+  return { status: 200, body, fields, violations: [] };
+}
+
+/** The PullRequest fields a client may select; unselected ones are ignored by graphql-js. */
+function graphqlPullRequest(
+  webUrl: string,
+  { repository, pull }: { repository: RepositoryRecord; pull: PullRequestRecord },
+): Record<string, unknown> {
+  return {
+    id: pull.nodeId,
+    databaseId: pull.id,
+    number: pull.number,
+    title: pull.title,
+    body: pull.body ?? '',
+    isDraft: pull.draft,
+    merged: pull.merged,
+    state: pull.merged ? 'MERGED' : pull.state === 'open' ? 'OPEN' : 'CLOSED',
+    url: `${webUrl}/${repository.owner}/${repository.name}/pull/${String(pull.number)}`,
+    headRefName: pull.headRef,
+    baseRefName: pull.baseRef,
+  };
+}
+
+function readRequest(request: unknown): {
+  query: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  operationName: string | undefined;
+} {
+  if (typeof request !== 'object' || request === null)
+    return { query: undefined, variables: undefined, operationName: undefined };
+  const record = request as Record<string, unknown>;
+  const variables = record.variables;
+  return {
+    query: typeof record.query === 'string' ? record.query : undefined,
+    variables:
+      typeof variables === 'object' && variables !== null && !Array.isArray(variables)
+        ? (variables as Record<string, unknown>)
+        : undefined,
+    operationName: typeof record.operationName === 'string' ? record.operationName : undefined,
+  };
+}
+
+function rootFields(document: DocumentNode): string[] {
+  const fields: string[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const selection of definition.selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) fields.push(selection.name.value);
+    }
+  }
+  return fields;
+}
+
+function problem(status: number, message: string, fields: readonly string[]): GraphqlOutcome {
+  return { status, body: { errors: [{ message }] }, fields, violations: [`GraphQL: ${message}`] };
+}
