@@ -20,6 +20,9 @@ const USER_FACING = new Set([
   'MigrationError',
   'PlanError',
   'WriteError',
+  'ScenarioError',
+  'ControlPlaneBinariesError',
+  'ControlPlaneStartError',
 ]);
 
 /** One line, never a stack trace: the first line of the message of an error we do not know. */

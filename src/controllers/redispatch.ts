@@ -8,12 +8,6 @@ import { isAlreadyExists } from '../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { fingerprint } from '../domain/changegroup/fingerprint.ts';
-import {
-  HELD_BY_ANNOTATION,
-  HELD_TARGETS_ANNOTATION,
-  HOLD_REASON_ANNOTATION,
-  REDISPATCH_ANNOTATION,
-} from '../domain/changegroup/hold-decision.ts';
 import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
 
 /** On the copy: the run it re-dispatches. */
@@ -30,16 +24,16 @@ export function redispatchName(original: string, targets: readonly string[]): st
   return `${original.slice(0, NAME_LIMIT - suffix.length).replace(/-+$/, '')}${suffix}`;
 }
 
+/** Every key nudger writes on nudge runs shares this prefix; the copy starts with none of them. */
+const NUDGER_ANNOTATION_PREFIX = 'nudger.konflux-ci.dev/';
+
 function withoutNudgerAnnotations(annotations: Record<string, string>): Record<string, string> {
-  const dropped = new Set([
-    HELD_BY_ANNOTATION,
-    HELD_TARGETS_ANNOTATION,
-    HOLD_REASON_ANNOTATION,
-    REDISPATCH_ANNOTATION,
-    REDISPATCHED_TARGETS_ANNOTATION,
-    'kubectl.kubernetes.io/last-applied-configuration',
-  ]);
-  return Object.fromEntries(Object.entries(annotations).filter(([key]) => !dropped.has(key)));
+  return Object.fromEntries(
+    Object.entries(annotations).filter(
+      ([key]) =>
+        !key.startsWith(NUDGER_ANNOTATION_PREFIX) && key !== 'kubectl.kubernetes.io/last-applied-configuration',
+    ),
+  );
 }
 
 /** The copy to create: same labels, annotations and spec, nudging only `targets`, not cancelled. */

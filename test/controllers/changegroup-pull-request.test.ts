@@ -94,7 +94,7 @@ async function openPullRequest(prefix: string) {
 
 function open(observed: ObservedPullRequest): Extract<PullRequestObservation, { state: 'open' }> {
   assert.equal(observed.observation.state, 'open');
-  return observed.observation as Extract<PullRequestObservation, { state: 'open' }>;
+  return observed.observation;
 }
 
 describe('ChangeGroup pull request (local forge, real git)', () => {
@@ -144,9 +144,11 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
     const { outcome, first, observed, options, resolved, recordedDoc, forge, repo, events } =
       await openPullRequest('pr-repeat');
     const before = await events();
+    const intent = first.intent;
+    assert.ok(intent);
 
     // A crash after the push and the PR, before the status write: the same stale observation again.
-    const again = await ensurePullRequest(first.doc, first.intent as EnsurePullRequestIntent, observed, options);
+    const again = await ensurePullRequest(first.doc, intent, observed, options);
     assert.equal(again.pushed, false);
     assert.equal(again.number, outcome.number);
     assert.equal(again.commit, outcome.commit);
@@ -162,7 +164,7 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
       buildNowRequested: false,
     });
     assert.equal(reobserved.pullRequest?.number, 1);
-    const third = await ensurePullRequest(first.doc, first.intent as EnsurePullRequestIntent, reobserved, options);
+    const third = await ensurePullRequest(first.doc, intent, reobserved, options);
     assert.equal(third.pushed, false);
     assert.equal(third.number, 1);
 
@@ -259,7 +261,7 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
   });
 
   it('asks for no push once a human commit has been observed', async () => {
-    const { dir, repo, forge, resolved, recordedDoc, recorded, options } = await openPullRequest('pr-seen');
+    const { dir, repo, forge, resolved, recordedDoc, recorded } = await openPullRequest('pr-seen');
     const human = foreignPush(dir, repo.url, BRANCH, 'notes.txt', 'mine\n');
     const observed = await observePullRequest(resolved, recordedDoc, BOT);
     assert.equal(observed.pullRequest?.headSha, human);

@@ -152,7 +152,7 @@ async function setup(prefix: string) {
         pipeline: build,
         image: `quay.io/org/${source}:t${digestChar}`,
         extraAnnotations: { [HELD_TARGETS_ANNOTATION]: `bundle-x=${CG}` },
-      }) as KubeObject,
+      }),
     );
     if (!forged) {
       client.put(
@@ -164,7 +164,7 @@ async function setup(prefix: string) {
           digest: DIGEST(digestChar),
           url: `quay.io/org/${source}:t${digestChar}`,
           createdAt: new Date(Date.UTC(2025, 0, 15, 10, minutes)).toISOString().replace('.000Z', 'Z'),
-        }) as KubeObject,
+        }),
       );
     }
   };
@@ -209,8 +209,8 @@ describe('ChangeGroupReconciler', () => {
     assert.equal(final.phase, 'Ready');
     assert.equal(final.summary, '3/3');
     assert.equal(final.pullRequest?.final, true);
-    assert.equal(final.pullRequest?.draft, false);
-    assert.equal(final.pullRequest?.number, 1);
+    assert.equal(final.pullRequest.draft, false);
+    assert.equal(final.pullRequest.number, 1);
     assert.deepEqual(result, { requeueAfterMs: 60_000 });
 
     // One PR, ready for review, whose single commit writes all three digests without [skip ci].
@@ -219,7 +219,7 @@ describe('ChangeGroupReconciler', () => {
     assert.equal(pr.state, 'open');
     await assert.rejects(forge.getPullRequest(repo, 2), /no pull request #2/);
     assert.equal(hasSkipMarker(env.headMessage()), false, env.headMessage());
-    assert.equal(pr.headSha, final.pullRequest?.lastPushedCommit);
+    assert.equal(pr.headSha, final.pullRequest.lastPushedCommit);
     const commits = await forge.listCommits(repo, 1);
     assert.equal(commits.length, 1);
     const manifest = git(env.dir, '--git-dir', forge.gitDirectory(repo), 'show', `${BRANCH}:manifests/csv.yaml`);

@@ -75,6 +75,8 @@ function applyJsonPatch(document: Json, ops: readonly JsonPatchOperation[]): Jso
 class PipelineRunApi implements ObjectClient {
   readonly live = new Map<string, KubeObject>();
   readonly patches: JsonPatchOperation[][] = [];
+  readonly merges: unknown[] = [];
+  readonly created: KubeObject[] = [];
   #rv = 100;
 
   put(object: KubeObject): KubeObject {
@@ -94,10 +96,22 @@ class PipelineRunApi implements ObjectClient {
     type: PatchType,
     patch: unknown,
   ): Promise<T> {
-    assert.equal(type, 'json');
+    const current = this.live.get(name);
+    if (type === 'merge') {
+      // Only the re-dispatch marker is merge-patched: annotations, nothing else.
+      this.merges.push(patch);
+      if (current === undefined) return Promise.reject(this.#error(404, 'NotFound', name));
+      const { metadata } = patch as { metadata: { annotations: Record<string, string> } };
+      const merged = structuredClone(current);
+      merged.metadata = {
+        ...merged.metadata,
+        annotations: { ...merged.metadata?.annotations, ...metadata.annotations },
+      };
+      this.live.set(name, merged);
+      return Promise.resolve(structuredClone(merged) as T);
+    }
     const ops = patch as JsonPatchOperation[];
     this.patches.push(ops);
-    const current = this.live.get(name);
     if (current === undefined) return Promise.reject(this.#error(404, 'NotFound', name));
     const patched = applyJsonPatch(current as Json, ops);
     if (patched === 'test-failed') return Promise.reject(this.#error(422, 'Invalid', name));
@@ -109,7 +123,10 @@ class PipelineRunApi implements ObjectClient {
 
   get = (): Promise<never> => Promise.reject(new Error('unused'));
   list = (): Promise<never> => Promise.reject(new Error('unused'));
-  create = (): Promise<never> => Promise.reject(new Error('unused'));
+  create<T extends KubeObject>(_ref: unknown, object: T): Promise<T> {
+    this.created.push(structuredClone(object));
+    return Promise.resolve(object);
+  }
   replace = (): Promise<never> => Promise.reject(new Error('unused'));
   replaceStatus = (): Promise<never> => Promise.reject(new Error('unused'));
   patchStatus = (): Promise<never> => Promise.reject(new Error('unused'));
@@ -204,11 +221,16 @@ describe('NudgeSweepReconciler', () => {
     const live = api.live.get('run-1') as KubeObject & { spec: Json };
     assert.equal(live.spec.status, 'Cancelled');
     assert.equal(live.metadata?.annotations?.[HELD_BY_ANNOTATION], 'bundle-update');
-    assert.equal(events.length, 1);
-    const [event] = events;
+    assert.equal(events.length, 2);
+    const [event, redispatched] = events;
     assert.ok(event);
     assert.equal(event.reason, HELD_EVENT_REASON);
     assert.match(event.message, /ChangeGroup bundle-update/);
+    // `other` is nudged by the same run but held by no ChangeGroup: a copy nudges it alone.
+    assert.equal(redispatched?.reason, 'NudgeRedispatched');
+    assert.equal(api.created.length, 1);
+    assert.equal(api.created[0]?.metadata?.annotations?.['build.appstudio.redhat.com/nudged-components'], 'other');
+    assert.equal(api.live.get('run-1')?.metadata?.annotations?.['nudger.konflux-ci.dev/redispatched-targets'], 'other');
   });
 
   it('does nothing on a second reconcile of the cancelled run', async () => {
@@ -220,7 +242,8 @@ describe('NudgeSweepReconciler', () => {
     cache.upsert(patched); // the watch delivers the patched run
     await reconcile('run-1');
     assert.equal(api.patches.length, 1);
-    assert.equal(events.length, 1);
+    assert.equal(api.created.length, 1);
+    assert.equal(events.length, 2);
   });
 
   it('never touches a started run', async () => {

@@ -34,7 +34,9 @@ export interface ManagerCommandOptions {
 export function parseGitHubHosts(values: readonly string[]): Map<string, HostedForge> {
   const hosts = new Map<string, HostedForge>();
   for (const value of values) {
-    const [host = '', apiUrl] = value.split('=', 2);
+    const equals = value.indexOf('=');
+    const host = equals < 0 ? value : value.slice(0, equals);
+    const apiUrl = equals < 0 ? undefined : value.slice(equals + 1);
     if (!/^[a-z0-9.-]+(:[0-9]+)?$/i.test(host))
       throw new UsageError(`--github-host: "${value}" does not start with a host name`);
     if (apiUrl !== undefined && !/^https?:\/\//.test(apiUrl)) {

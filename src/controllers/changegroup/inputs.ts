@@ -80,5 +80,9 @@ export function heldNudges(
 /** Which ChangeGroups a nudge PipelineRun's held-targets annotation names. */
 export function changeGroupsHolding(run: KubeObject): string[] {
   const pairs = pairsOf(run.metadata?.annotations?.[HELD_TARGETS_ANNOTATION]);
-  return [...new Set([...pairs].map((pair) => pair.slice(pair.indexOf('=') + 1)).filter((n) => n !== ''))];
+  const names = [...pairs].flatMap((pair) => {
+    const equals = pair.indexOf('=');
+    return equals < 0 ? [] : [pair.slice(equals + 1)];
+  });
+  return [...new Set(names.filter((n) => n !== ''))];
 }

@@ -78,27 +78,17 @@ describe('LocalForgeResolver', () => {
     await assert.rejects(resolver.resolve('', 'ns-1'), isResolutionError('ns-1'));
   });
 
-  it(
-    'rejects a file:// URL with a remote host as a ForgeResolutionError',
-    { todo: 'bug: fileURLToPath throws TypeError ERR_INVALID_FILE_URL_HOST, which escapes unwrapped' },
-    async () => {
-      const { forge, resolver } = setup('resolver-host');
-      const url = `file://other-host${forge.root}/acme/bundle.git`;
-      await assert.rejects(resolver.resolve(url, 'tenant'), isResolutionError('tenant'));
-    },
-  );
+  it('rejects a file:// URL with a remote host as a ForgeResolutionError', async () => {
+    const { forge, resolver } = setup('resolver-host');
+    const url = `file://other-host${forge.root}/acme/bundle.git`;
+    await assert.rejects(resolver.resolve(url, 'tenant'), isResolutionError('tenant'));
+  });
 
-  it(
-    'rejects a path deeper under the root than <root>/<owner>/<name>.git',
-    {
-      todo: 'bug: <root>/x/acme/bundle.git is accepted and resolved to the different repository <root>/acme/bundle.git',
-    },
-    async () => {
-      const { forge, resolver } = setup('resolver-deep');
-      const repo = await forge.createRepository('acme', 'bundle', { 'a.yaml': 'a\n' });
-      const nested = pathToFileURL(join(forge.root, 'nested', 'acme', 'bundle.git')).href;
-      assert.notEqual(nested, repo.url);
-      await assert.rejects(resolver.resolve(nested, 'tenant'), isResolutionError('tenant'));
-    },
-  );
+  it('rejects a path deeper under the root than <root>/<owner>/<name>.git', {}, async () => {
+    const { forge, resolver } = setup('resolver-deep');
+    const repo = await forge.createRepository('acme', 'bundle', { 'a.yaml': 'a\n' });
+    const nested = pathToFileURL(join(forge.root, 'nested', 'acme', 'bundle.git')).href;
+    assert.notEqual(nested, repo.url);
+    await assert.rejects(resolver.resolve(nested, 'tenant'), isResolutionError('tenant'));
+  });
 });

@@ -160,7 +160,7 @@ describe('chooseScmSecret', () => {
     assert.ok(choice.ok);
     const renderings = [
       String(choice.credentials),
-      `${String(choice.credentials)}`,
+      [choice.credentials].join(''),
       JSON.stringify(choice.credentials),
       JSON.stringify(choice),
       inspect(choice.credentials),

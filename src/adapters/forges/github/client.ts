@@ -75,14 +75,18 @@ export function createGitHubClients(options: GitHubClientOptions): GitHubClients
     log: { debug: silent, info: silent, warn: silent, error: silent },
   });
   rest.hook.wrap('request', async (send, requestOptions) => {
+    // Hooks further in receive this very options object, not what is passed to send(): changes
+    // must be made on it. Its nested objects may be shared defaults, so they are replaced, never
+    // modified.
+    requestOptions.headers = {
+      ...requestOptions.headers,
+      authorization: `token ${options.credentials.revealToken()}`,
+    };
     for (let attempt = 0; ; attempt++) {
       const signal = AbortSignal.timeout(timeoutMs);
+      requestOptions.request = { ...requestOptions.request, signal };
       try {
-        return await send({
-          ...requestOptions,
-          headers: { ...requestOptions.headers, authorization: `token ${options.credentials.revealToken()}` },
-          request: { ...requestOptions.request, signal },
-        });
+        return await send(requestOptions);
       } catch (error) {
         if (signal.aborted) throw new GitHubTimeoutError(timeoutMs);
         const delay = rateLimitDelay(error, Date.now());

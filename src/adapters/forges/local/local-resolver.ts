@@ -1,6 +1,6 @@
 // The sandbox's ForgeResolver: `file://` repositories under one local forge's root, no credentials.
 import { fileURLToPath } from 'node:url';
-import { resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseRepositoryUrl, RepositoryUrlError } from '../repository-url.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from '../resolver.ts';
 import type { LocalForge } from './local-forge.ts';
@@ -15,8 +15,14 @@ export class LocalForgeResolver implements ForgeResolver {
   resolve(gitUrl: string, namespace: string): Promise<ResolvedForge> {
     try {
       const repo = parseRepositoryUrl(gitUrl);
-      const path = gitUrl.startsWith('file:') ? resolve(fileURLToPath(gitUrl)) : '';
-      if (repo.host !== '' || !path.startsWith(this.#forge.root + sep)) {
+      if (!gitUrl.startsWith('file:')) {
+        throw new ForgeResolutionError(gitUrl, namespace, `not a repository of the local forge at ${this.#forge.root}`);
+      }
+      const url = new URL(gitUrl);
+      // Exactly <root>/<owner>/<name>.git on this machine: the forge serves by owner and name, so
+      // a deeper path would silently name a different repository.
+      const path = url.protocol === 'file:' && url.host === '' ? resolve(fileURLToPath(url)) : '';
+      if (repo.host !== '' || path !== join(this.#forge.root, repo.owner, `${repo.name}.git`)) {
         throw new ForgeResolutionError(gitUrl, namespace, `not a repository of the local forge at ${this.#forge.root}`);
       }
       return Promise.resolve({ provider: this.#forge, repo });
