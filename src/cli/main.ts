@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, isUserFacingError, oneLine } from './errors.ts';
+import type { SandboxCommandOptions } from './commands/sandbox.ts';
 import type { ManagerCommandOptions } from './commands/manager.ts';
 import type { CliIo } from './io.ts';
 import { parseByteSize } from './load.ts';
@@ -223,6 +224,24 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(async (opts: ManagerCommandOptions) => {
       const { managerCommand } = await import('./commands/manager.ts');
       setExit(await managerCommand(opts, io));
+    });
+
+  program
+    .command('sandbox')
+    .description(
+      'play a nudging scenario on a local control plane with the manager, a local forge and stand-ins for build-service, Tekton and Pipelines-as-Code',
+    )
+    .option('--scenario <file>', 'scenario file (docs/sandbox.md); default: examples/olm-operator, with and without ChangeGroups')
+    .option('--no-changegroups', 'play without ChangeGroups: one nudge pull request per nudge (ADR 29)')
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--log-level <level>', 'manager log level (to stderr)')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'silent'])
+        .default('error'),
+    )
+    .action(async (opts: SandboxCommandOptions) => {
+      const { sandboxCommand } = await import('./commands/sandbox.ts');
+      setExit(await sandboxCommand(opts, io));
     });
 
   return program;

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ForgeResolver, ResolvedForge } from '../../adapters/forges/resolver.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import { isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
+import { KubeApiError, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
 import { CHANGE_GROUPS, CONFIG_MAPS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
@@ -30,6 +30,7 @@ import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
 import { TerminalError } from '../../runtime/reconciler.ts';
+import { updateStatus } from '../../runtime/status.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ChangeGroupSpec, ChangeGroupStatus } from '../../schema/changegroup.ts';
 import { validateChangeGroupManifest } from '../../schema/validator.ts';
@@ -291,7 +292,8 @@ export class ChangeGroupReconciler implements Reconciler {
         { fieldManager: FIELD_MANAGER, signal },
       )
       .catch((error: unknown) => {
-        if (!isConflict(error)) throw error;
+        // 422: the `test` failed, the spec moved on; the next reconcile sees the new one.
+        if (!isConflict(error) && !(error instanceof KubeApiError && error.statusCode === 422)) throw error;
       });
   }
 
@@ -324,23 +326,17 @@ export class ChangeGroupReconciler implements Reconciler {
 
   async #writeStatus(changeGroup: ChangeGroupObject, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {
     if (isDeepStrictEqual(changeGroup.status ?? {}, status)) return;
-    try {
-      await this.#options.client.replaceStatus(
-        CHANGE_GROUPS,
-        {
-          apiVersion: `${CHANGE_GROUPS.group}/${CHANGE_GROUPS.version}`,
-          kind: CHANGE_GROUPS.kind,
-          metadata: changeGroup.metadata,
-          spec: changeGroup.spec,
-          status,
-        } as KubeObject,
-        { fieldManager: FIELD_MANAGER, signal },
-      );
-    } catch (error) {
-      // A newer ChangeGroup is on its way through the watch; that reconcile writes the status.
-      if (isConflict(error) || isNotFound(error)) return;
-      throw error;
-    }
+    // Read-modify-write rather than a compare-and-swap on the cached version: this controller is
+    // the only writer of status and never reconciles one key twice at once, while the cached
+    // version may be stale from our own spec patch (fillNudgingComponents). Losing this write would
+    // lose what was confirmed, such as the time each build was first seen.
+    await updateStatus<ChangeGroupObject>(
+      this.#options.client,
+      CHANGE_GROUPS,
+      { namespace: changeGroup.metadata?.namespace ?? '', name: changeGroup.metadata?.name ?? '' },
+      (current) => ({ ...current, status }),
+      { fieldManager: FIELD_MANAGER, signal },
+    );
   }
 
   #requeue(status: ChangeGroupStatus, spec: ChangeGroupSpec, now: Date): ReconcileResult | undefined {

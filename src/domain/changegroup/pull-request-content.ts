@@ -110,8 +110,9 @@ export function pullRequestCommitMessage(
 }
 
 /**
- * The commit date: when the newest of its builds arrived, as status recorded it. Taken from status
- * rather than the clock so that the same builds always give the same commit.
+ * The commit date: the creation time of the newest build it carries (the build PipelineRun's, as
+ * status recorded it). Never the clock, and never when nudger happened to see the build: a status
+ * write lost to a crash must not change the commit, or the retry would push a second one.
  */
 export function pullRequestCommitDate(
   status: ChangeGroupStatus | undefined,
@@ -120,7 +121,7 @@ export function pullRequestCommitDate(
   const names = new Set(builds.map((b) => b.name));
   const times = (status?.components ?? [])
     .filter((c) => names.has(c.name))
-    .map((c) => c.lastUpdateTime ?? '')
+    .map((c) => c.newBuildTime ?? c.lastUpdateTime ?? '')
     .filter((t) => t !== '')
     .sort();
   return times.at(-1) ?? status?.startTime ?? '1970-01-01T00:00:00Z';

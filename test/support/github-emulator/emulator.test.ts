@@ -88,7 +88,12 @@ describe('GitHub emulator', () => {
   });
 
   it('rejects a mistyped body field and an out-of-enum query parameter', async () => {
-    const created = await api('POST', '/repos/acme/bundle/pulls', { title: 't', base: 'main', head: 'x', draft: 'yes' });
+    const created = await api('POST', '/repos/acme/bundle/pulls', {
+      title: 't',
+      base: 'main',
+      head: 'x',
+      draft: 'yes',
+    });
     assert.equal(created.status, 422);
     const listed = await api('GET', '/repos/acme/bundle/pulls?state=merged');
     assert.equal(listed.status, 422);
@@ -128,7 +133,10 @@ describe('GitHub emulator', () => {
   it('pages lists with absolute Link headers', async () => {
     for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) {
       branchAhead(name);
-      assert.equal((await api('POST', '/repos/acme/bundle/pulls', { title: name, head: name, base: 'main' })).status, 201);
+      assert.equal(
+        (await api('POST', '/repos/acme/bundle/pulls', { title: name, head: name, base: 'main' })).status,
+        201,
+      );
     }
     const seen: number[] = [];
     let next: string | undefined = `${emulator.apiUrl}/repos/acme/bundle/pulls?per_page=2`;
@@ -175,14 +183,24 @@ describe('OpenApiContract', () => {
     assert.deepEqual(get.pathParams, { owner: 'acme', repo: 'bundle', pull_number: '1' });
     const problems = contract.checkResponse(get, 200, { number: 1 });
     assert.ok(problems.length === 1 && problems[0]?.includes("must have required property '_links'"), problems.join());
-    assert.deepEqual(contract.checkResponse(get, 404, { message: 'Not Found', documentation_url: 'x', status: '404' }), []);
-    assert.deepEqual(contract.checkResponse(get, 429, { message: 'slow down' }), [], 'undocumented errors: basic-error');
+    assert.deepEqual(
+      contract.checkResponse(get, 404, { message: 'Not Found', documentation_url: 'x', status: '404' }),
+      [],
+    );
+    assert.deepEqual(
+      contract.checkResponse(get, 429, { message: 'slow down' }),
+      [],
+      'undocumented errors: basic-error',
+    );
     assert.deepEqual(contract.checkResponse(get, 202, {}), ['pulls/get does not document status 202']);
     assert.ok(contract.checkResponse(get, 404, { message: 7 }).length > 0);
   });
 
   it('prefers literal path segments over templates and rejects undocumented methods', () => {
-    assert.equal(contract.match('GET', '/repos/a/b/pulls/comments')?.operationId, 'pulls/list-review-comments-for-repo');
+    assert.equal(
+      contract.match('GET', '/repos/a/b/pulls/comments')?.operationId,
+      'pulls/list-review-comments-for-repo',
+    );
     assert.equal(contract.match('DELETE', '/repos/a/b/pulls/1'), undefined);
     assert.equal(contract.match('GET', '/nope'), undefined);
   });

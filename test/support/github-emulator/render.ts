@@ -15,7 +15,8 @@ export interface EmulatorUrls {
 type JsonObject = Record<string, unknown>;
 
 export function renderUser(urls: EmulatorUrls, login: string): JsonObject {
-  const id = [...login].reduce((sum, char) => (sum * 31 + char.charCodeAt(0)) % 1_000_000, 7);
+  let id = 7;
+  for (let index = 0; index < login.length; index++) id = (id * 31 + login.charCodeAt(index)) % 1_000_000;
   const api = `${urls.api}/users/${login}`;
   return {
     login,
@@ -155,7 +156,7 @@ export function renderPullRequest(
     statuses_url: `${api}/statuses/${headSha}`,
     number: pull.number,
     state: pull.state,
-    locked: false,
+
     title: pull.title,
     user: renderUser(urls, pull.author),
     body: pull.body,

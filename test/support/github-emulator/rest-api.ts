@@ -120,7 +120,8 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
       id,
       nodeId: nodeId('PR', id),
       title,
-      body: stringField(body, 'body') ?? null,
+      // GitHub stores an empty description as null.
+      body: emptyToNull(stringField(body, 'body')),
       draft: body.draft === true,
       state: 'open',
       merged: false,
@@ -175,7 +176,7 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
       }
     }
     if (title !== undefined) pull.title = title;
-    if (text !== undefined) pull.body = text;
+    if (text !== undefined) pull.body = emptyToNull(text);
     if (base !== undefined) pull.baseRef = base;
     if (nextState === 'closed' && pull.state === 'open') await closeRecord(state, repo, pull);
     if (nextState === 'open' && pull.state === 'closed') {
@@ -233,6 +234,10 @@ function paginate<T>(
     items: items.slice((page - 1) * perPage, page * perPage),
     headers: links.length === 0 ? {} : { link: links.join(', ') },
   };
+}
+
+function emptyToNull(text: string | undefined): string | null {
+  return text === undefined || text === '' ? null : text;
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

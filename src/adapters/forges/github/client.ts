@@ -55,7 +55,7 @@ const SECONDARY_LIMIT_DELAY_MS = 60_000;
 /** `api.github.com` → `…/graphql`; a GHES `<base>/api/v3` → `<base>/api/graphql`. */
 export function deriveGraphqlUrl(apiUrl: string): string {
   const trimmed = apiUrl.replace(/\/+$/, '');
-  if (/\/api\/v3$/.test(trimmed)) return `${trimmed.slice(0, -'/v3'.length)}/graphql`;
+  if (trimmed.endsWith('/api/v3')) return `${trimmed.slice(0, -'/v3'.length)}/graphql`;
   return `${trimmed}/graphql`;
 }
 

@@ -64,9 +64,9 @@ export class ResponseShapeError extends Error {
   }
 }
 
-function check<T>(key: string, schema: TSchema, what: string, value: unknown, prefix = ''): T {
+function check<S extends TSchema>(key: string, schema: S, what: string, value: unknown, prefix = ''): Static<S> {
   const validate = validator(key, schema);
-  if (validate(value)) return value as T;
+  if (validate(value)) return value as Static<S>;
   const error = validate.errors?.[0];
   const inner = (error?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
   const field = [prefix, inner].filter((part) => part.length > 0).join('.');
@@ -91,13 +91,7 @@ export function parsePullRequestList(value: unknown): PullRequestResponse[] {
 export function parseCommitList(value: unknown): PullRequestCommit[] {
   if (!Array.isArray(value)) throw new ResponseShapeError('commit list', 'the response must be an array');
   return value.map((item, index) => {
-    const commit = check<Static<typeof CommitResponse>>(
-      'commit',
-      CommitResponse,
-      'commit list',
-      item,
-      `[${String(index)}]`,
-    );
+    const commit = check('commit', CommitResponse, 'commit list', item, `[${String(index)}]`);
     return {
       sha: commit.sha,
       message: commit.commit.message,
@@ -109,12 +103,7 @@ export function parseCommitList(value: unknown): PullRequestCommit[] {
 
 /** `isDraft` of the PR a draft mutation returned. */
 export function parseDraftMutation(field: string, value: unknown): boolean {
-  const parsed = check<Record<string, { pullRequest: { isDraft: boolean } }>>(
-    `mutation ${field}`,
-    DraftMutationResponse(field),
-    `${field} result`,
-    value,
-  );
+  const parsed = check(`mutation ${field}`, DraftMutationResponse(field), `${field} result`, value);
   const result = parsed[field];
   if (result === undefined) throw new ResponseShapeError(`${field} result`, `${field} is missing`);
   return result.pullRequest.isDraft;

@@ -97,6 +97,12 @@ export class LocalForge implements ForgeProvider {
     return this.#branchHead(await this.#open('branchHead', repo), branch);
   }
 
+  /** Every pull request of the repository, oldest first (the sandbox's view; not ForgeProvider). */
+  async listPullRequests(repo: RepositoryRef): Promise<PullRequest[]> {
+    const run = await this.#open('listPullRequests', repo);
+    return Promise.all((await this.#store(repo).list()).map((record) => this.#view(run, repo, record)));
+  }
+
   async findPullRequestByHeadBranch(repo: RepositoryRef, branch: string): Promise<PullRequest | undefined> {
     const run = await this.#open('findPullRequestByHeadBranch', repo);
     const matching = (await this.#store(repo).list()).filter((record) => record.headBranch === branch);

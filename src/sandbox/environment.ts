@@ -1,0 +1,126 @@
+// Everything a sandbox run plays against, started once: a local kube-apiserver and etcd with the
+// CRDs installed, the nudger manager in process with its webhooks registered at 127.0.0.1, a local
+// forge, and the stand-ins for build-service/integration-service, Tekton and Pipelines-as-Code.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalForge } from '../adapters/forges/local/local-forge.ts';
+import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
+import { KubeClient } from '../adapters/kubernetes/client.ts';
+import { startManager, type RunningManager } from '../manager/manager.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { generateServingCert, SANDBOX_CRDS, startControlPlane, type ControlPlane } from './control-plane/control-plane.ts';
+import { KonfluxStandIn } from './konflux.ts';
+import { PacStandIn } from './pac.ts';
+import { TektonStandIn } from './tekton.ts';
+import { registerWebhooks } from './webhooks.ts';
+
+export interface SandboxEnvironmentOptions {
+  readonly logger: Logger;
+  /** How often the stand-ins poll and the controller re-reads open pull requests. */
+  readonly pollIntervalMs?: number;
+  /** Where the control plane binaries are; default as the integration tests find them. */
+  readonly binDirectory?: string;
+}
+
+export interface SandboxEnvironment {
+  readonly controlPlane: ControlPlane;
+  readonly client: KubeClient;
+  readonly forge: LocalForge;
+  readonly konflux: KonfluxStandIn;
+  readonly tekton: TektonStandIn;
+  readonly pac: PacStandIn;
+  readonly pollIntervalMs: number;
+  /** Stops the manager only (a controller crash); `startManager` brings it back. */
+  stopManager(): Promise<void>;
+  startManager(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 250;
+
+export async function startSandboxEnvironment(options: SandboxEnvironmentOptions): Promise<SandboxEnvironment> {
+  const { logger } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const directory = await mkdtemp(join(tmpdir(), 'nudger-sandbox-'));
+  const closers: (() => Promise<void>)[] = [() => rm(directory, { recursive: true, force: true })];
+  const close = async (): Promise<void> => {
+    for (const closer of closers.splice(0).reverse()) await closer().catch(() => undefined);
+  };
+  try {
+    const controlPlane = await startControlPlane({
+      crds: SANDBOX_CRDS,
+      ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
+    });
+    closers.push(() => controlPlane.close());
+    const client = new KubeClient(controlPlane.kubeConfig, { userAgent: 'nudger-sandbox' });
+    closers.push(() => Promise.resolve(client.close()));
+    const forge = new LocalForge({ root: join(directory, 'forge') });
+
+    const cert = generateServingCert();
+    const certDir = join(directory, 'webhook-certs');
+    await mkdir(certDir, { recursive: true });
+    await writeFile(join(certDir, 'tls.crt'), cert.certPem);
+    await writeFile(join(certDir, 'tls.key'), cert.keyPem);
+
+    let manager: RunningManager | undefined;
+    const launch = async (): Promise<RunningManager> =>
+      startManager({
+        kubeConfig: controlPlane.kubeConfig,
+        leaderElect: false,
+        leaderElectionNamespace: 'default',
+        leaderElectionId: 'nudger-sandbox',
+        webhookHost: '127.0.0.1',
+        webhookPort: manager?.webhookPort ?? 0,
+        webhookCertDir: certDir,
+        healthHost: '127.0.0.1',
+        healthPort: 0,
+        metricsPort: 0,
+        logger,
+        changeGroups: {
+          forgeResolver: new LocalForgeResolver(forge),
+          gitCacheDir: join(directory, 'manager-git'),
+          pollIntervalMs: pollIntervalMs * 2,
+        },
+      });
+    manager = await launch();
+    closers.push(async () => {
+      await manager?.stop();
+    });
+    const webhookPort = manager.webhookPort;
+    await registerWebhooks(client, {
+      url: (path) => `https://127.0.0.1:${String(webhookPort)}${path}`,
+      caPem: cert.caPem,
+    });
+
+    const konflux = new KonfluxStandIn(client);
+    const tekton = new TektonStandIn({ client, forge, gitCacheDir: join(directory, 'renovate-git') });
+    const pac = new PacStandIn(forge);
+    const onError = (error: unknown): void => {
+      logger.warn({ err: error }, 'sandbox stand-in poll failed; retrying');
+    };
+    tekton.start(pollIntervalMs, onError);
+    pac.start(pollIntervalMs, onError);
+    closers.push(() => tekton.stop(), () => pac.stop());
+
+    return {
+      controlPlane,
+      client,
+      forge,
+      konflux,
+      tekton,
+      pac,
+      pollIntervalMs,
+      stopManager: async () => {
+        await manager?.stop();
+      },
+      startManager: async () => {
+        manager = await launch();
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,290 @@
+// Plays one scenario in a sandbox environment: creates its repositories and objects in their own
+// namespace, plays the steps (builds as build-service and integration-service would record them,
+// human actions on the pull requests), lets the system settle, and reads back what happened.
+// Builds are played back to back, as real builds arrive; the system settles before each human
+// action and at the end, so those act on a pull request that reflects every build before them.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
+import { GitWorkspaces } from '../adapters/git/workspace.ts';
+import { localGitRun } from '../adapters/git/plumbing.ts';
+import { CHANGE_GROUPS, COMPONENTS, NAMESPACES, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import { parseTimeout } from '../domain/changegroup/duration.ts';
+import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
+import { BUILD_NOW_LABEL, REBASE_LABEL } from '../domain/pr-description/index.ts';
+import type { ChangeGroupStatus } from '../schema/changegroup.ts';
+import type { SandboxEnvironment } from './environment.ts';
+import { scenarioObjects, type ScenarioObjects } from './scenario/objects.ts';
+import type { ChangeGroupResult, SandboxResult } from './scenario/result.ts';
+import type { Scenario, ScenarioStep } from './scenario/schema.ts';
+import { NAMESPACE_NAME_LABEL } from './webhooks.ts';
+
+export interface PlayOptions {
+  /** The longest the system may take to settle after a step; default 120 s. */
+  readonly settleTimeoutMs?: number;
+  /** Called after each step has been played (and, for human steps, settled): for tests and benchmarks. */
+  readonly afterStep?: (step: ScenarioStep, index: number) => Promise<void>;
+}
+
+export class SandboxSettleError extends Error {
+  override readonly name = 'SandboxSettleError';
+  readonly namespace: string;
+  constructor(namespace: string, timeoutMs: number, detail: string) {
+    super(`sandbox namespace ${namespace} did not settle within ${String(timeoutMs / 1000)} s: ${detail}`);
+    this.namespace = namespace;
+  }
+}
+
+const HUMAN = { name: 'A Human', email: 'human@example.com' };
+const QUIET_POLLS = 5;
+/** Build PipelineRun timestamps have one-second resolution; a rebuild must sort after its predecessor. */
+const TIMESTAMP_RESOLUTION_MS = 1100;
+
+interface ChangeGroupObject extends KubeObject {
+  spec?: { nudgedComponent?: string; nudgingComponents?: { name: string }[] };
+  status?: ChangeGroupStatus;
+}
+
+export class ScenarioPlayer {
+  readonly #env: SandboxEnvironment;
+  readonly #scenario: Scenario;
+  readonly #objects: ScenarioObjects;
+  readonly #options: PlayOptions;
+  readonly #repos = new Map<string, RepositoryRef>();
+  readonly #lastBuildAt = new Map<string, number>();
+  readonly #workspaces: GitWorkspaces;
+
+  constructor(env: SandboxEnvironment, scenario: Scenario, options: PlayOptions = {}) {
+    this.#env = env;
+    this.#scenario = scenario;
+    this.#options = options;
+    this.#objects = scenarioObjects(scenario, {
+      repoUrl: (component) => env.forge.repositoryUrl(scenario.namespace, component),
+    });
+    this.#workspaces = new GitWorkspaces({ cacheDir: `${env.forge.root}/../human-git-${scenario.namespace}` });
+  }
+
+  get namespace(): string {
+    return this.#scenario.namespace;
+  }
+
+  /** Creates the namespace, repositories, Components, NudgeConfig and ChangeGroups. */
+  async setUp(): Promise<void> {
+    const { client, forge, pac } = this.#env;
+    const namespace = this.namespace;
+    await client.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace, labels: { [NAMESPACE_NAME_LABEL]: namespace } },
+    });
+    for (const seed of this.#objects.repositories) {
+      const repo = await forge.createRepository(namespace, seed.component, seed.files);
+      this.#repos.set(seed.component, repo);
+      pac.watch(repo, seed.component);
+    }
+    for (const component of this.#objects.components) await client.create(COMPONENTS, component as KubeObject);
+    if ((this.#objects.nudgeConfig.spec?.nudges ?? []).length > 0) {
+      await client.create(NUDGE_CONFIGS, this.#objects.nudgeConfig as unknown as KubeObject);
+    }
+    for (const changeGroup of this.#objects.changeGroups) {
+      await client.create(CHANGE_GROUPS, changeGroup as unknown as KubeObject);
+    }
+  }
+
+  async play(): Promise<void> {
+    for (const [index, step] of this.#scenario.steps.entries()) {
+      if (!('build' in step)) await this.settle();
+      await this.#playStep(step);
+      if (!('build' in step) && !('wait' in step)) await this.settle();
+      await this.#options.afterStep?.(step, index);
+    }
+    await this.settle();
+  }
+
+  async #playStep(step: ScenarioStep): Promise<void> {
+    if ('build' in step) {
+      const last = this.#lastBuildAt.get(step.build);
+      if (last !== undefined) await sleep(Math.max(0, last + TIMESTAMP_RESOLUTION_MS - Date.now()));
+      await this.#env.konflux.recordBuild({
+        namespace: this.namespace,
+        component: step.build,
+        ...(step.digest === undefined ? {} : { digest: step.digest }),
+      });
+      this.#lastBuildAt.set(step.build, Date.now());
+    } else if ('wait' in step) {
+      const parsed = parseTimeout(step.wait);
+      await sleep(parsed.ok ? parsed.milliseconds : 0);
+    } else if ('closePullRequest' in step) {
+      const { repo, number } = await this.#pullRequestOf(step.closePullRequest);
+      await this.#env.forge.close(repo, number);
+    } else if ('mergePullRequest' in step) {
+      const { repo, number } = await this.#pullRequestOf(step.mergePullRequest);
+      await this.#env.forge.merge(repo, number);
+    } else if ('tickRebase' in step) {
+      await this.#tick(step.tickRebase, REBASE_LABEL);
+    } else if ('tickBuildNow' in step) {
+      await this.#tick(step.tickBuildNow, BUILD_NOW_LABEL);
+    } else if ('humanCommit' in step) {
+      await this.#humanCommit(step.humanCommit, step.files, step.message);
+    } else {
+      await this.#removeNudgingComponent(step.removeNudgingComponent.changeGroup, step.removeNudgingComponent.component);
+    }
+  }
+
+  async #changeGroup(name: string): Promise<ChangeGroupObject> {
+    return this.#env.client.get<ChangeGroupObject>(CHANGE_GROUPS, this.namespace, name);
+  }
+
+  async #pullRequestOf(changeGroup: string): Promise<{ repo: RepositoryRef; number: number; headBranch: string }> {
+    const object = await this.#changeGroup(changeGroup);
+    const recorded = object.status?.pullRequest;
+    const repo = this.#repos.get(object.spec?.nudgedComponent ?? '');
+    if (recorded === undefined || repo === undefined) {
+      throw new Error(`ChangeGroup ${this.namespace}/${changeGroup} has no pull request yet to act on`);
+    }
+    return { repo, number: recorded.number, headBranch: recorded.headBranch };
+  }
+
+  async #tick(changeGroup: string, label: string): Promise<void> {
+    const { repo, number } = await this.#pullRequestOf(changeGroup);
+    const pullRequest = await this.#env.forge.getPullRequest(repo, number);
+    const body = pullRequest.body.replace(`- [ ] ${label}`, `- [x] ${label}`);
+    await this.#env.forge.updatePullRequest(repo, number, { body });
+  }
+
+  async #humanCommit(changeGroup: string, files: Readonly<Record<string, string>> | undefined, message?: string): Promise<void> {
+    const { repo, headBranch } = await this.#pullRequestOf(changeGroup);
+    const checkout = await this.#workspaces.prepareBase(this.#env.forge.cloneUrl(repo), headBranch);
+    const commit = await checkout.commitOnBase({
+      files: Object.entries(files ?? { 'HUMAN.md': 'A change made by hand.\n' }).map(([path, text]) => ({ path, text })),
+      message: message ?? 'A change made by hand',
+      author: HUMAN,
+    });
+    await checkout.pushWithLease(headBranch, checkout.baseSha, commit);
+  }
+
+  async #removeNudgingComponent(changeGroup: string, component: string): Promise<void> {
+    const object = await this.#changeGroup(changeGroup);
+    const listed = (object.spec?.nudgingComponents ?? []).map((c) => c.name).filter((n) => n !== component);
+    await this.#env.client.patch(CHANGE_GROUPS, this.namespace, changeGroup, 'merge', {
+      metadata: { resourceVersion: object.metadata?.resourceVersion },
+      spec: { nudgingComponents: listed.map((name) => ({ name })) },
+    });
+  }
+
+  /**
+   * Waits until every nudge has been executed or held, every ChangeGroup has caught up with its
+   * spec and its pull request, and nothing has changed for a few polls in a row.
+   */
+  async settle(): Promise<void> {
+    const timeoutMs = this.#options.settleTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    let previous = '';
+    let quiet = 0;
+    let detail = 'starting';
+    while (Date.now() < deadline) {
+      await this.#env.tekton.poll();
+      await this.#env.pac.poll();
+      const { signature, pending } = await this.#snapshot();
+      detail = pending ?? 'still changing';
+      quiet = signature === previous && pending === undefined ? quiet + 1 : 0;
+      previous = signature;
+      if (quiet >= QUIET_POLLS) return;
+      await sleep(this.#env.pollIntervalMs);
+    }
+    throw new SandboxSettleError(this.namespace, timeoutMs, detail);
+  }
+
+  async #snapshot(): Promise<{ signature: string; pending: string | undefined }> {
+    const { client, forge } = this.#env;
+    const runs = (await client.list<KubeObject & { status?: { conditions?: { type: string }[] } }>(PIPELINE_RUNS, { namespace: this.namespace })).items;
+    const changeGroups = (await client.list<ChangeGroupObject>(CHANGE_GROUPS, { namespace: this.namespace })).items;
+    const heads: string[] = [];
+    for (const [component, repo] of this.#repos) {
+      heads.push(`${component}:${(await forge.listPullRequests(repo)).map((pr) => `${String(pr.number)}/${pr.state}/${pr.headSha}/${String(pr.body.length)}`).join(',')}`);
+    }
+    const unfinished = runs.find((run) => !(run.status?.conditions ?? []).some((c) => c.type === 'Succeeded'));
+    const lagging = changeGroups.find(
+      (cg) =>
+        cg.status?.observedGeneration !== cg.metadata?.generation &&
+        !isTerminalPhase((cg.status?.phase ?? 'Initialized') as ChangeGroupPhase),
+    );
+    const pending =
+      unfinished !== undefined
+        ? `PipelineRun ${unfinished.metadata?.name ?? ''} has not finished`
+        : lagging !== undefined
+          ? `ChangeGroup ${lagging.metadata?.name ?? ''} has not caught up with its spec`
+          : undefined;
+    const signature = JSON.stringify([
+      runs.map((r) => r.metadata?.resourceVersion),
+      changeGroups.map((c) => c.metadata?.resourceVersion),
+      heads,
+      this.#env.pac.buildCount(),
+    ]);
+    return { signature, pending };
+  }
+
+  /** What happened, in the shape of `--output json` (without the comparison). */
+  async result(): Promise<SandboxResult> {
+    const { forge } = this.#env;
+    const changeGroups: ChangeGroupResult[] = [];
+    const heads = new Map<string, string>();
+    for (const declared of this.#scenario.changeGroups) {
+      const object = await this.#changeGroup(declared.name);
+      const recorded = object.status?.pullRequest;
+      const repo = this.#repos.get(object.spec?.nudgedComponent ?? '');
+      let pullRequest: ChangeGroupResult['pullRequest'] = null;
+      if (recorded !== undefined && repo !== undefined) {
+        const pr = await forge.getPullRequest(repo, recorded.number);
+        pullRequest = {
+          url: pr.url,
+          state: pr.state,
+          draft: pr.draft,
+          headCommitMessage: await this.#commitMessage(repo, pr.headSha),
+        };
+        if (pr.state === 'open') heads.set(declared.nudgedComponent, pr.headSha);
+      }
+      changeGroups.push({
+        name: declared.name,
+        phase: object.status?.phase ?? null,
+        pullRequest,
+        components: (object.status?.components ?? []).map((c) => ({
+          name: c.name,
+          state: c.state,
+          newBuild: c.newBuild ?? null,
+        })),
+      });
+    }
+    const builds: Record<string, number> = {};
+    // Counted by repository: two scenarios in one sandbox may share component names.
+    for (const component of this.#scenario.components) {
+      const repository = `${this.namespace}/${component.name}`;
+      builds[component.name] = this.#env.pac.builds.filter(
+        (b) => b.repository === repository && b.component === component.name,
+      ).length;
+    }
+    const files: Record<string, Record<string, string>> = {};
+    const nudged = new Set(this.#scenario.components.flatMap((c) => c.nudges));
+    for (const name of [...nudged].sort()) {
+      const repo = this.#repos.get(name);
+      if (repo === undefined) continue;
+      const revision =
+        heads.get(name) ?? (await forge.branchHead(repo, this.#scenario.components.find((c) => c.name === name)?.gitRevision ?? 'main'));
+      if (revision !== undefined) files[name] = await this.#files(repo, revision);
+    }
+    return { changeGroups, builds, files };
+  }
+
+  async #commitMessage(repo: RepositoryRef, sha: string): Promise<string> {
+    const run = localGitRun(this.#env.forge.gitDirectory(repo));
+    return (await run('log', ['log', '-1', '--format=%B', sha])).replace(/\n+$/, '');
+  }
+
+  async #files(repo: RepositoryRef, revision: string): Promise<Record<string, string>> {
+    const run = localGitRun(this.#env.forge.gitDirectory(repo));
+    const paths = (await run('ls-tree', ['ls-tree', '-r', '-z', '--name-only', revision])).split('\0').filter((p) => p !== '');
+    const files: Record<string, string> = {};
+    for (const path of paths) files[path] = await run('show', ['show', `${revision}:${path}`]);
+    return files;
+  }
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
+import { LocalForge } from '../../../src/adapters/forges/local/local-forge.ts';
+import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
+import type { ForgeProvider } from '../../../src/adapters/forges/types.ts';
+import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
+import { startGitHubEmulator } from '../../support/github-emulator/emulator.ts';
+import { removeTempDirs, tempDir } from '../git/helpers.ts';
+import { CONTRACT_AUTHOR, CONTRACT_MESSAGE, runForgeContract } from './forge-contract.ts';
+
+after(removeTempDirs);
+
+function pusher(provider: ForgeProvider, repo: RepositoryRef, cacheDir: string) {
+  const workspaces = new GitWorkspaces({ cacheDir });
+  return async (branch: string, text: string, expected: string | undefined): Promise<string> => {
+    const base = await workspaces.prepareBase(provider.cloneUrl(repo), 'main', provider.credentials);
+    const sha = await base.commitOnBase({
+      files: [{ path: 'manifests/csv.yaml', text }],
+      message: CONTRACT_MESSAGE,
+      author: CONTRACT_AUTHOR,
+    });
+    await base.pushWithLease(branch, expected);
+    return sha;
+  };
+}
+
+runForgeContract('local', async () => {
+  const dir = tempDir('contract-local');
+  const forge = new LocalForge({ root: join(dir, 'forge') });
+  const repo = await forge.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' });
+  return {
+    provider: forge,
+    repo,
+    pushBranch: pusher(forge, repo, join(dir, 'cache')),
+    merge: async (number) => {
+      await forge.merge(repo, number);
+    },
+    close: async (number) => {
+      await forge.close(repo, number);
+    },
+    teardown: () => Promise.resolve(),
+  };
+});
+
+const TOKEN = 'ghs_contractToken0123456789abcdef';
+
+runForgeContract('github (emulated)', async () => {
+  const emulator = await startGitHubEmulator({ token: TOKEN });
+  await emulator.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' });
+  const forge = new GitHubForge({
+    apiUrl: emulator.apiUrl,
+    gitBaseUrl: emulator.gitBaseUrl,
+    credentials: new Credentials({ token: TOKEN }),
+  });
+  const repo = parseRepositoryUrl('https://github.com/acme/bundle');
+  return {
+    provider: forge,
+    repo,
+    pushBranch: pusher(forge, repo, join(tempDir('contract-github'), 'cache')),
+    merge: (number) => emulator.mergePullRequest('acme', 'bundle', number),
+    close: (number) => emulator.closePullRequest('acme', 'bundle', number),
+    teardown: async () => {
+      const violations = [...emulator.contractViolations];
+      await emulator.close();
+      assert.deepEqual(violations, [], 'requests and responses follow GitHub’s OpenAPI description');
+    },
+  };
+});
