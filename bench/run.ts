@@ -18,6 +18,7 @@ import {
   seededRandom,
   writeGitopsTree,
 } from './generate.ts';
+import { benchChangeGroups } from './changegroups.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
@@ -179,3 +180,4 @@ await benchWebhook();
 console.log(formatInformerMemory(await benchInformerMemory()));
 console.log(await benchStaleReferences());
 console.log(await benchPrUpdate());
+console.log(await benchChangeGroups({ sizes: [3, 30, 100], readySamples: 30 }));

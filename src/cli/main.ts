@@ -231,7 +231,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description(
       'play a nudging scenario on a local control plane with the manager, a local forge and stand-ins for build-service, Tekton and Pipelines-as-Code',
     )
-    .option('--scenario <file>', 'scenario file (docs/sandbox.md); default: examples/olm-operator, with and without ChangeGroups')
+    .option(
+      '--scenario <file>',
+      'scenario file (docs/sandbox.md); default: examples/olm-operator, with and without ChangeGroups',
+    )
     .option('--no-changegroups', 'play without ChangeGroups: one nudge pull request per nudge (ADR 29)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(

@@ -9,7 +9,12 @@ import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
 import { startManager, type RunningManager } from '../manager/manager.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { generateServingCert, SANDBOX_CRDS, startControlPlane, type ControlPlane } from './control-plane/control-plane.ts';
+import {
+  generateServingCert,
+  SANDBOX_CRDS,
+  startControlPlane,
+  type ControlPlane,
+} from './control-plane/control-plane.ts';
 import { KonfluxStandIn } from './konflux.ts';
 import { PacStandIn } from './pac.ts';
 import { TektonStandIn } from './tekton.ts';
@@ -54,7 +59,10 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     });
     closers.push(() => controlPlane.close());
     const client = new KubeClient(controlPlane.kubeConfig, { userAgent: 'nudger-sandbox' });
-    closers.push(() => Promise.resolve(client.close()));
+    closers.push(() => {
+      client.close();
+      return Promise.resolve();
+    });
     const forge = new LocalForge({ root: join(directory, 'forge') });
 
     const cert = generateServingCert();
@@ -101,7 +109,10 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     };
     tekton.start(pollIntervalMs, onError);
     pac.start(pollIntervalMs, onError);
-    closers.push(() => tekton.stop(), () => pac.stop());
+    closers.push(
+      () => tekton.stop(),
+      () => pac.stop(),
+    );
 
     return {
       controlPlane,

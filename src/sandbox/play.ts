@@ -7,10 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
 import { GitWorkspaces } from '../adapters/git/workspace.ts';
 import { localGitRun } from '../adapters/git/plumbing.ts';
-import { CHANGE_GROUPS, COMPONENTS, NAMESPACES, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import {
+  CHANGE_GROUPS,
+  COMPONENTS,
+  NAMESPACES,
+  NUDGE_CONFIGS,
+  PIPELINE_RUNS,
+} from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { parseTimeout } from '../domain/changegroup/duration.ts';
-import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
+import { isTerminalPhase } from '../domain/changegroup/model.ts';
 import { BUILD_NOW_LABEL, REBASE_LABEL } from '../domain/pr-description/index.ts';
 import type { ChangeGroupStatus } from '../schema/changegroup.ts';
 import type { SandboxEnvironment } from './environment.ts';
@@ -82,12 +88,12 @@ export class ScenarioPlayer {
       this.#repos.set(seed.component, repo);
       pac.watch(repo, seed.component);
     }
-    for (const component of this.#objects.components) await client.create(COMPONENTS, component as KubeObject);
+    for (const component of this.#objects.components) await client.create(COMPONENTS, component);
     if ((this.#objects.nudgeConfig.spec?.nudges ?? []).length > 0) {
-      await client.create(NUDGE_CONFIGS, this.#objects.nudgeConfig as unknown as KubeObject);
+      await client.create(NUDGE_CONFIGS, this.#objects.nudgeConfig);
     }
     for (const changeGroup of this.#objects.changeGroups) {
-      await client.create(CHANGE_GROUPS, changeGroup as unknown as KubeObject);
+      await client.create(CHANGE_GROUPS, changeGroup);
     }
   }
 
@@ -127,7 +133,10 @@ export class ScenarioPlayer {
     } else if ('humanCommit' in step) {
       await this.#humanCommit(step.humanCommit, step.files, step.message);
     } else {
-      await this.#removeNudgingComponent(step.removeNudgingComponent.changeGroup, step.removeNudgingComponent.component);
+      await this.#removeNudgingComponent(
+        step.removeNudgingComponent.changeGroup,
+        step.removeNudgingComponent.component,
+      );
     }
   }
 
@@ -152,11 +161,18 @@ export class ScenarioPlayer {
     await this.#env.forge.updatePullRequest(repo, number, { body });
   }
 
-  async #humanCommit(changeGroup: string, files: Readonly<Record<string, string>> | undefined, message?: string): Promise<void> {
+  async #humanCommit(
+    changeGroup: string,
+    files: Readonly<Record<string, string>> | undefined,
+    message?: string,
+  ): Promise<void> {
     const { repo, headBranch } = await this.#pullRequestOf(changeGroup);
     const checkout = await this.#workspaces.prepareBase(this.#env.forge.cloneUrl(repo), headBranch);
     const commit = await checkout.commitOnBase({
-      files: Object.entries(files ?? { 'HUMAN.md': 'A change made by hand.\n' }).map(([path, text]) => ({ path, text })),
+      files: Object.entries(files ?? { 'HUMAN.md': 'A change made by hand.\n' }).map(([path, text]) => ({
+        path,
+        text,
+      })),
       message: message ?? 'A change made by hand',
       author: HUMAN,
     });
@@ -197,17 +213,23 @@ export class ScenarioPlayer {
 
   async #snapshot(): Promise<{ signature: string; pending: string | undefined }> {
     const { client, forge } = this.#env;
-    const runs = (await client.list<KubeObject & { status?: { conditions?: { type: string }[] } }>(PIPELINE_RUNS, { namespace: this.namespace })).items;
+    const runs = (
+      await client.list<KubeObject & { status?: { conditions?: { type: string }[] } }>(PIPELINE_RUNS, {
+        namespace: this.namespace,
+      })
+    ).items;
     const changeGroups = (await client.list<ChangeGroupObject>(CHANGE_GROUPS, { namespace: this.namespace })).items;
     const heads: string[] = [];
     for (const [component, repo] of this.#repos) {
-      heads.push(`${component}:${(await forge.listPullRequests(repo)).map((pr) => `${String(pr.number)}/${pr.state}/${pr.headSha}/${String(pr.body.length)}`).join(',')}`);
+      heads.push(
+        `${component}:${(await forge.listPullRequests(repo)).map((pr) => `${String(pr.number)}/${pr.state}/${pr.headSha}/${String(pr.body.length)}`).join(',')}`,
+      );
     }
     const unfinished = runs.find((run) => !(run.status?.conditions ?? []).some((c) => c.type === 'Succeeded'));
     const lagging = changeGroups.find(
       (cg) =>
         cg.status?.observedGeneration !== cg.metadata?.generation &&
-        !isTerminalPhase((cg.status?.phase ?? 'Initialized') as ChangeGroupPhase),
+        !isTerminalPhase((cg.status?.phase ?? 'Initialized')),
     );
     const pending =
       unfinished !== undefined
@@ -269,7 +291,8 @@ export class ScenarioPlayer {
       const repo = this.#repos.get(name);
       if (repo === undefined) continue;
       const revision =
-        heads.get(name) ?? (await forge.branchHead(repo, this.#scenario.components.find((c) => c.name === name)?.gitRevision ?? 'main'));
+        heads.get(name) ??
+        (await forge.branchHead(repo, this.#scenario.components.find((c) => c.name === name)?.gitRevision ?? 'main'));
       if (revision !== undefined) files[name] = await this.#files(repo, revision);
     }
     return { changeGroups, builds, files };
@@ -282,7 +305,9 @@ export class ScenarioPlayer {
 
   async #files(repo: RepositoryRef, revision: string): Promise<Record<string, string>> {
     const run = localGitRun(this.#env.forge.gitDirectory(repo));
-    const paths = (await run('ls-tree', ['ls-tree', '-r', '-z', '--name-only', revision])).split('\0').filter((p) => p !== '');
+    const paths = (await run('ls-tree', ['ls-tree', '-r', '-z', '--name-only', revision]))
+      .split('\0')
+      .filter((p) => p !== '');
     const files: Record<string, string> = {};
     for (const path of paths) files[path] = await run('show', ['show', `${revision}:${path}`]);
     return files;

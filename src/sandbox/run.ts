@@ -23,7 +23,11 @@ function comparisonScenario(scenario: Scenario): Scenario {
   return { ...withoutChangeGroups(scenario), namespace: `${scenario.namespace.slice(0, 56)}-no-cg` };
 }
 
-export async function playInEnvironment(env: SandboxEnvironment, scenario: Scenario, play?: PlayOptions): Promise<SandboxResult> {
+export async function playInEnvironment(
+  env: SandboxEnvironment,
+  scenario: Scenario,
+  play?: PlayOptions,
+): Promise<SandboxResult> {
   const player = new ScenarioPlayer(env, scenario, play);
   await player.setUp();
   await player.play();

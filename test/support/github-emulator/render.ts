@@ -156,7 +156,7 @@ export function renderPullRequest(
     statuses_url: `${api}/statuses/${headSha}`,
     number: pull.number,
     state: pull.state,
-
+    locked: false,
     title: pull.title,
     user: renderUser(urls, pull.author),
     body: pull.body,

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: `nudger sandbox`. Obtains Node 24, the dependencies and the local control plane
+# (etcd + kube-apiserver, built once and cached; docs/control-plane.md), builds nudger, then plays
+# the bundled 30-operand OLM operator scenario with ChangeGroups and without, side by side.
+# Arguments go to `nudger sandbox` (e.g. --scenario examples/sandbox/build-now.yaml --output json).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/node.sh"
+cd "$NUDGER_ROOT"
+# Assigned before the export so that set -e stops here when provisioning fails.
+KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(bash scripts/provision-control-plane.sh)}"
+export KUBEBUILDER_ASSETS
+node dist/cli/main.js sandbox "$@"
