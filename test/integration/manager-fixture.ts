@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startManager, type RunningManager } from '../../src/manager/manager.ts';
+import type { DestinationStream } from 'pino';
+import { startManager, type ChangeGroupControllerOptions, type RunningManager } from '../../src/manager/manager.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { generateServingCert } from './harness/control-plane.ts';
 
@@ -18,7 +19,16 @@ export interface TestManager extends RunningManager {
 
 export async function startTestManager(
   kubeConfig: KubeConfig,
-  { logLevel = 'warn' }: { logLevel?: string } = {},
+  {
+    logLevel = 'warn',
+    logDestination,
+    changeGroups,
+  }: {
+    logLevel?: string;
+    /** Where the manager's JSON log lines go; default stdout. */
+    logDestination?: DestinationStream;
+    changeGroups?: ChangeGroupControllerOptions;
+  } = {},
 ): Promise<TestManager> {
   const cert = generateServingCert();
   const certDir = mkdtempSync(join(tmpdir(), 'nudger-webhook-certs-'));
@@ -35,7 +45,8 @@ export async function startTestManager(
     healthHost: '127.0.0.1',
     healthPort: 0,
     metricsPort: 0,
-    logger: createLogger({ level: logLevel }),
+    logger: createLogger({ level: logLevel, ...(logDestination === undefined ? {} : { destination: logDestination }) }),
+    ...(changeGroups === undefined ? {} : { changeGroups }),
   });
   return {
     ...running,

@@ -20,9 +20,17 @@ export interface SecretObject {
   readonly data?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The `scm.host` label value for a repository host: the host name without a port, since a label
+ * value cannot hold `:` (and Konflux labels Secrets with the bare host name).
+ */
+export function scmHostLabelValue(host: string): string {
+  return host.replace(/:[0-9]+$/, '');
+}
+
 /** The label selector that lists a host's SCM Secrets. */
 export function scmSecretSelector(host: string): string {
-  return `${SCM_CREDENTIALS_LABEL}=${SCM_CREDENTIALS_VALUE},${SCM_HOST_LABEL}=${host}`;
+  return `${SCM_CREDENTIALS_LABEL}=${SCM_CREDENTIALS_VALUE},${SCM_HOST_LABEL}=${scmHostLabelValue(host)}`;
 }
 
 /**
@@ -57,7 +65,7 @@ function decode(value: string | undefined): string | undefined {
 /** The best Secret for `owner/name` on `host`; reasons name Secrets and keys, never values. */
 export function chooseScmSecret(secrets: readonly SecretObject[], host: string, repository: string): ScmSecretChoice {
   const ranked = secrets
-    .filter((s) => s.metadata?.labels?.[SCM_HOST_LABEL] === host)
+    .filter((s) => s.metadata?.labels?.[SCM_HOST_LABEL] === scmHostLabelValue(host))
     .map((s) => ({
       secret: s,
       score: repositoryMatch(s.metadata?.annotations?.[SCM_REPOSITORY_ANNOTATION], repository),
