@@ -229,7 +229,7 @@ export class ScenarioPlayer {
     const lagging = changeGroups.find(
       (cg) =>
         cg.status?.observedGeneration !== cg.metadata?.generation &&
-        !isTerminalPhase((cg.status?.phase ?? 'Initialized')),
+        !isTerminalPhase(cg.status?.phase ?? 'Initialized'),
     );
     const pending =
       unfinished !== undefined

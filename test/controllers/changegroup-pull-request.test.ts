@@ -126,7 +126,7 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
     assert.equal(show(outcome.commit, 'README.md'), `quay.io/org/operand-a@${OLD}\n`, 'README.md is not in fileMatch');
     const log = git(dir, '--git-dir', gitDir, 'log', '-1', '--format=%an <%ae>%n%aI%n%s', outcome.commit).split('\n');
     assert.equal(log[0], `${BOT.name} <${BOT.email}>`);
-    assert.equal(log[1], '2025-01-15T10:00:00+00:00', 'dated from status, not the clock');
+    assert.equal(log[1], '2025-01-15T10:05:00+00:00', "dated from the build's creation time, not the clock");
     assert.equal(log[2], `Update operand-a to 1111111 [skip ci]`);
 
     const pr = await forge.getPullRequest(repo, 1);

@@ -7,7 +7,7 @@ import { LocalForge, readForgeEvents } from '../../src/adapters/forges/local/loc
 import { LocalForgeResolver } from '../../src/adapters/forges/local/local-resolver.ts';
 import type { ObjectClient, PatchType } from '../../src/adapters/kubernetes/client.ts';
 import { errorFromResponse } from '../../src/adapters/kubernetes/errors.ts';
-import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
+import { PIPELINE_RUNS, CHANGE_GROUPS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import { BuildVerifier } from '../../src/controllers/changegroup/build-verifier.ts';
@@ -172,6 +172,9 @@ async function setup(prefix: string) {
   /** One reconcile at `at` minutes; the status written (if any) is fed back as the watch would. */
   const reconcile = async (at: number) => {
     minute = at;
+    // The status write reads the ChangeGroup first (read-modify-write), as the API server has it.
+    const current = changeGroups.get(NS, CG);
+    if (current !== undefined) client.put(CHANGE_GROUPS, current);
     const result = await reconciler.reconcile({ namespace: NS, name: CG }, new AbortController().signal);
     const written = client.calls.filter((c) => c.verb === 'replaceStatus').at(-1)?.body as KubeObject | undefined;
     if (written !== undefined) changeGroups.upsert(written);

@@ -35,7 +35,7 @@ export class BuildVerifier {
     for (const [index, result] of results.entries()) {
       const nudge = nudges[index];
       if (nudge === undefined) continue;
-      if (result.ok) builds.push(result.build);
+      if (result.ok) builds.push({ ...result.build, nudgePipelineRun: nudge.pipelineRun.name });
       else {
         rejected.push({
           component: nudge.nudgingComponent,

@@ -304,7 +304,17 @@ export class ChangeGroupReconciler implements Reconciler {
   ): Promise<void> {
     const namespace = changeGroup.metadata?.namespace ?? '';
     const run = this.#options.nudgeRuns.get(namespace, intent.pipelineRun);
-    if (run === undefined) return;
+    if (run === undefined) {
+      // Deleted meanwhile (or not yet in the cache): nothing left to copy. Said out loud, because
+      // the digest of that build then reaches the nudged repository only with its next build.
+      this.#options.events?.event(
+        changeGroup,
+        'Warning',
+        'NudgeNotFound',
+        `the held nudge ${intent.pipelineRun} of ${intent.component} could not be re-dispatched: it no longer exists`,
+      );
+      return;
+    }
     const pair = `${changeGroup.spec.nudgedComponent}=${changeGroup.metadata?.name ?? ''}`;
     const released = (run.metadata?.annotations?.[RELEASED_TARGETS_ANNOTATION] ?? '')
       .split(/\s+/)

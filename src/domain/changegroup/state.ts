@@ -30,7 +30,10 @@ import {
 import type { VerifiedBuild } from './verify-build.ts';
 
 /** A build the controller verified (D3) from a nudge this ChangeGroup holds. */
-export type CollectedBuild = Pick<VerifiedBuild, 'component' | 'digest' | 'pullSpec' | 'pipelineRun' | 'createdAt'>;
+export type CollectedBuild = Pick<VerifiedBuild, 'component' | 'digest' | 'pullSpec' | 'pipelineRun' | 'createdAt'> & {
+  /** The held nudge PipelineRun that offered this build: what a re-dispatch copies and marks. */
+  readonly nudgePipelineRun?: string;
+};
 
 /** A held nudge whose build failed verification: reported, never used. */
 export interface RejectedBuild {
@@ -212,10 +215,11 @@ function buildsToRedispatch(
   for (const build of builds) {
     const entry = entries.get(build.component);
     const unused = entry === undefined || (!collecting && isNewer(build, entry));
-    const key = `${build.component}/${build.pipelineRun}`;
+    const nudge = build.nudgePipelineRun ?? build.pipelineRun;
+    const key = `${build.component}/${nudge}`;
     if (!unused || seen.has(key)) continue;
     seen.add(key);
-    out.push({ kind: 'redispatchNudge', component: build.component, pipelineRun: build.pipelineRun });
+    out.push({ kind: 'redispatchNudge', component: build.component, pipelineRun: nudge });
   }
   return out.sort((a, b) => (a.pipelineRun < b.pipelineRun ? -1 : a.pipelineRun > b.pipelineRun ? 1 : 0));
 }
