@@ -1,7 +1,6 @@
 // Shared by the ChangeGroup end-to-end tests: one sandbox environment per file (real control plane,
 // in-process manager with its webhooks, local forge, stand-ins), small scenario builders, and
 // readers for what the tests assert on (ChangeGroup status, pull requests, commits, files, builds).
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RepositoryRef } from '../../src/adapters/forges/repository-url.ts';
 import type { PullRequest } from '../../src/adapters/forges/types.ts';
 import { localGitRun } from '../../src/adapters/git/plumbing.ts';
@@ -140,28 +139,7 @@ export async function listPipelineRuns(env: SandboxEnvironment, namespace: strin
   return [...(await env.client.list<NudgePipelineRunObject>(PIPELINE_RUNS, { namespace })).items];
 }
 
-/** Polls until `probe` returns a value (deadline only as a failure detector). */
-export async function eventually<T>(
-  describe: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const reason = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
-      throw new Error(`timed out waiting for ${describe}${reason}`);
-    }
-    await sleep(50);
-  }
-}
+export { eventually } from '../integration/wait.ts';
 
 export const OPERANDS = ['operand-a', 'operand-b', 'operand-c'] as const;
 export const BUNDLE = 'bundle-x';
