@@ -8,10 +8,10 @@ import { isAlreadyExists } from '../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { fingerprint } from '../domain/changegroup/fingerprint.ts';
+import { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
 
-/** On the copy: the run it re-dispatches. */
-export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
+export { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 /** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
 export const REDISPATCHED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-targets';
 

@@ -80,6 +80,8 @@ export class StoreChangeGroupSource implements ChangeGroupSource {
 
   inNamespace(namespace: string): readonly ChangeGroupView[] {
     return this.#store.list(namespace).flatMap((object) => {
+      // Being deleted: it holds nothing more, and it no longer blocks a successor at admission.
+      if (object.metadata?.deletionTimestamp !== undefined) return [];
       const view = readChangeGroupView(object, namespace);
       return view === undefined ? [] : [view];
     });

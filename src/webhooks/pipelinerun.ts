@@ -3,7 +3,12 @@
 // reason. It never denies: holding a nudge back is an optimisation, blocking a build is not an
 // option, and the registration's `failurePolicy: Ignore` admits the run unchanged should this
 // handler fail.
-import { cancelPatch, decideNudgeHold, PIPELINERUN_CANCELLED } from '../domain/changegroup/hold-decision.ts';
+import {
+  cancelPatch,
+  decideNudgeHold,
+  PIPELINERUN_CANCELLED,
+  REDISPATCHED_FROM_ANNOTATION,
+} from '../domain/changegroup/hold-decision.ts';
 import { readNudgePipelineRun } from '../domain/nudge-pipelinerun.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import type { ChangeGroupSource } from './changegroup.ts';
@@ -18,7 +23,12 @@ export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): Admissi
     // The request's namespace is authoritative: the object may not carry one on CREATE.
     const namespace = request.namespace ?? nudge.namespace;
     const decision = decideNudgeHold(
-      { namespace, nudgingComponent: nudge.nudgingComponent, nudgedComponents: nudge.nudgedComponents },
+      {
+        namespace,
+        nudgingComponent: nudge.nudgingComponent,
+        nudgedComponents: nudge.nudgedComponents,
+        redispatched: nudge.pipelineRun.annotations[REDISPATCHED_FROM_ANNOTATION] !== undefined,
+      },
       changeGroups.inNamespace(namespace),
     );
     if (decision.action === 'leave') return { allowed: true };

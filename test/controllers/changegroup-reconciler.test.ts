@@ -118,7 +118,14 @@ async function setup(prefix: string) {
   changeGroups.upsert({
     apiVersion: 'appstudio.redhat.com/v1alpha1',
     kind: 'ChangeGroup',
-    metadata: { name: CG, namespace: NS, generation: 1, resourceVersion: '1' },
+    // As after the first reconcile added it (the finalizer patch is not fed back here).
+    metadata: {
+      name: CG,
+      namespace: NS,
+      generation: 1,
+      resourceVersion: '1',
+      finalizers: ['nudger.konflux-ci.dev/release-held-nudges'],
+    },
     spec: { nudgedComponent: 'bundle-x', nudgingComponents: COMPONENTS.map((name) => ({ name })) },
   } as KubeObject);
   let minute = 0;

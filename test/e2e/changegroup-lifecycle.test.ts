@@ -11,6 +11,9 @@ import {
 } from '../../src/domain/changegroup/model.ts';
 import { hasSkipMarker, parseDescription } from '../../src/domain/pr-description/index.ts';
 import { REDISPATCHED_FROM_ANNOTATION } from '../../src/controllers/redispatch.ts';
+import { RELEASE_HELD_NUDGES_FINALIZER } from '../../src/controllers/changegroup/reconciler.ts';
+import { CHANGE_GROUPS } from '../../src/adapters/kubernetes/resources.ts';
+import { ScenarioPlayer } from '../../src/sandbox/play.ts';
 import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
 import {
   BUNDLE,
@@ -20,6 +23,7 @@ import {
   commitMessageOf,
   conditionOf,
   digestOf,
+  eventually,
   filesAt,
   imageOf,
   listPipelineRuns,
@@ -449,5 +453,37 @@ describe('ChangeGroup lifecycle on the sandbox', { concurrency: true }, () => {
     });
     const cg = await readChangeGroup(env, ns, CHANGE_GROUP);
     assert.equal(conditionOf(cg, CONDITION_ALL_COMPONENTS_READY)?.status, 'True');
+  });
+  it('a deleted ChangeGroup hands back what it held: no build is lost', async () => {
+    const ns = 'lc-delete';
+    const repo = repoOf(env, ns, BUNDLE);
+    await playWithChecks(env, smallScenario(ns, [build(ns, 'operand-a'), build(ns, 'operand-b')]));
+    const before = await readChangeGroup(env, ns, CHANGE_GROUP);
+    assert.ok(before.metadata?.finalizers?.includes(RELEASE_HELD_NUDGES_FINALIZER), 'the finalizer guards held nudges');
+    // Held by the webhook, then the ChangeGroup goes away before (or just after) collecting it.
+    const held = await env.konflux.recordBuild({
+      namespace: ns,
+      component: 'operand-c',
+      digest: digestOf(ns, 'operand-c'),
+    });
+    assert.equal(held.nudge?.specStatus, 'Cancelled');
+    await env.client.delete(CHANGE_GROUPS, ns, CHANGE_GROUP);
+    await eventually('the ChangeGroup to be gone', async () =>
+      env.client.get(CHANGE_GROUPS, ns, CHANGE_GROUP).then(
+        () => undefined,
+        () => true,
+      ),
+    );
+    await new ScenarioPlayer(env, smallScenario(ns, [])).settle();
+    // Either the ChangeGroup pushed it before going, or it was handed back as an ordinary nudge.
+    const groupPr = await onlyPullRequest(env, repo, CHANGE_GROUP);
+    const inGroupPr = pinnedDigests(await filesAt(env, repo, groupPr.headSha), imageOf('operand-c'));
+    const renovate = await renovatePullRequest(env, repo, BUNDLE, 'operand-c');
+    const inRenovatePr =
+      renovate === undefined ? [] : pinnedDigests(await filesAt(env, repo, renovate.headSha), imageOf('operand-c'));
+    assert.ok(
+      inGroupPr.includes(digestOf(ns, 'operand-c')) || inRenovatePr.includes(digestOf(ns, 'operand-c')),
+      "operand-c's digest reached the bundle repository",
+    );
   });
 });

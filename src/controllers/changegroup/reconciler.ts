@@ -30,7 +30,7 @@ import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
 import { TerminalError } from '../../runtime/reconciler.ts';
-import { updateStatus } from '../../runtime/status.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer, updateStatus } from '../../runtime/status.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ChangeGroupSpec, ChangeGroupStatus } from '../../schema/changegroup.ts';
 import { validateChangeGroupManifest } from '../../schema/validator.ts';
@@ -65,6 +65,8 @@ export interface ChangeGroupReconcilerOptions {
 }
 
 const FIELD_MANAGER = 'nudger-changegroup';
+/** Held nudges are handed back before a ChangeGroup may disappear; see #finalize. */
+export const RELEASE_HELD_NUDGES_FINALIZER = 'nudger.konflux-ci.dev/release-held-nudges';
 const DEFAULT_BASE_BRANCH = 'main';
 
 interface ChangeGroupObject extends KubeObject {
@@ -107,6 +109,13 @@ export class ChangeGroupReconciler implements Reconciler {
     }
     const changeGroup = cached as ChangeGroupObject;
     try {
+      if (changeGroup.metadata?.deletionTimestamp !== undefined) {
+        await this.#finalize(changeGroup, signal);
+        return;
+      }
+      if (!hasFinalizer(changeGroup, RELEASE_HELD_NUDGES_FINALIZER)) {
+        await addFinalizer(this.#options.client, CHANGE_GROUPS, changeGroup, RELEASE_HELD_NUDGES_FINALIZER, { signal });
+      }
       return await this.#reconcile(changeGroup, key, signal);
     } catch (error) {
       if (!(error instanceof TerminalError) && !signal.aborted) {
@@ -226,6 +235,38 @@ export class ChangeGroupReconciler implements Reconciler {
       await this.#writeStatus(changeGroup, status, signal);
     }
     return this.#requeue(status, spec, now);
+  }
+
+  /**
+   * A ChangeGroup deleted while it holds nudges would otherwise take their builds with it: the
+   * nudge PipelineRuns stay cancelled and nothing else would ever update the nudged repository.
+   * Every held build that did not reach the pull request is handed back to ordinary nudging before
+   * the finalizer lets the deletion finish. The pull request itself is left to humans.
+   */
+  async #finalize(changeGroup: ChangeGroupObject, signal: AbortSignal): Promise<undefined> {
+    if (!hasFinalizer(changeGroup, RELEASE_HELD_NUDGES_FINALIZER)) return undefined;
+    const namespace = changeGroup.metadata?.namespace ?? '';
+    const nudges = heldNudges(this.#options.nudgeRuns, {
+      name: changeGroup.metadata?.name ?? '',
+      namespace,
+      nudgedComponent: changeGroup.spec.nudgedComponent,
+    });
+    const pushed = new Set((changeGroup.status?.pullRequest?.pushedBuilds ?? []).map((b) => `${b.name}@${b.digest}`));
+    const { builds } = await this.#options.builds.verifyAll(nudges, signal);
+    for (const build of builds) {
+      if (pushed.has(`${build.component}@${build.digest}`)) continue;
+      await this.#release(
+        changeGroup,
+        {
+          kind: 'redispatchNudge',
+          component: build.component,
+          pipelineRun: build.nudgePipelineRun ?? build.pipelineRun,
+        },
+        signal,
+      );
+    }
+    await removeFinalizer(this.#options.client, CHANGE_GROUPS, changeGroup, RELEASE_HELD_NUDGES_FINALIZER, { signal });
+    return undefined;
   }
 
   async #forgeFor(nudged: ComponentResource, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {

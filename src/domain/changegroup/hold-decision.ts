@@ -8,6 +8,11 @@ export interface NudgeToHold {
   readonly namespace: string;
   readonly nudgingComponent: string;
   readonly nudgedComponents: readonly string[];
+  /**
+   * A copy nudger made to hand targets back to ordinary nudging. Never held again: the ChangeGroup
+   * that let it go may still look active in a cache that trails its deletion or its last edit.
+   */
+  readonly redispatched?: boolean;
 }
 
 /** The fields of a ChangeGroup the decision reads. */
@@ -44,6 +49,8 @@ export const HELD_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/held-targets';
 export const HOLD_REASON_ANNOTATION = 'nudger.konflux-ci.dev/hold-reason';
 /** Targets nudger must nudge itself because the run that would have done it is cancelled. */
 export const REDISPATCH_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-targets';
+/** On a copy nudger created to re-dispatch targets: the run it copies. */
+export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
 
 /** The value Tekton v1 and v1beta1 both accept to cancel a run, including at creation. */
 export const PIPELINERUN_CANCELLED = 'Cancelled';
@@ -61,6 +68,7 @@ export function holdsSource(changeGroup: ChangeGroupView, source: string): boole
 }
 
 export function decideNudgeHold(nudge: NudgeToHold, changeGroups: readonly ChangeGroupView[]): HoldDecision {
+  if (nudge.redispatched === true) return { action: 'leave' };
   // Name order makes the choice deterministic should two ChangeGroups ever claim the same pair
   // (the validating webhook forbids it, but it cannot forbid a race between two creates).
   const candidates = changeGroups

@@ -3,7 +3,12 @@
 // touched it. Once a run has started, cancelling it would kill a Renovate run half-way through,
 // which is worse than the duplicate pull request the hold was meant to avoid.
 import { readNudgePipelineRun } from '../nudge-pipelinerun.ts';
-import { decideNudgeHold, type ChangeGroupView, type HoldDecision } from './hold-decision.ts';
+import {
+  decideNudgeHold,
+  REDISPATCHED_FROM_ANNOTATION,
+  type ChangeGroupView,
+  type HoldDecision,
+} from './hold-decision.ts';
 
 export type SweepSkipReason = 'not-a-nudge' | 'already-stopped' | 'started' | 'not-held';
 
@@ -50,7 +55,12 @@ export function decideSweep(pipelineRun: unknown, changeGroups: readonly ChangeG
   if (specStatus !== '' && specStatus !== PIPELINERUN_PENDING) return { action: 'skip', reason: 'already-stopped' };
   if (hasStarted(pipelineRun)) return { action: 'skip', reason: 'started' };
   const decision = decideNudgeHold(
-    { namespace: nudge.namespace, nudgingComponent: nudge.nudgingComponent, nudgedComponents: nudge.nudgedComponents },
+    {
+      namespace: nudge.namespace,
+      nudgingComponent: nudge.nudgingComponent,
+      nudgedComponents: nudge.nudgedComponents,
+      redispatched: nudge.pipelineRun.annotations[REDISPATCHED_FROM_ANNOTATION] !== undefined,
+    },
     changeGroups,
   );
   return decision.action === 'leave' ? { action: 'skip', reason: 'not-held' } : { action: 'cancel', decision };

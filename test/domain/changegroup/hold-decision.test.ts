@@ -85,6 +85,11 @@ describe('decideNudgeHold', () => {
     assert.equal(decideNudgeHold(nudge(['bundle-x']), [cg({ phase: undefined })]).action, 'cancel');
   });
 
+  it('never holds a copy nudger made to re-dispatch, even while an active ChangeGroup covers it', () => {
+    assert.equal(decideNudgeHold({ ...nudge(['bundle']), redispatched: true }, [cg()]).action, 'leave');
+    assert.equal(decideNudgeHold({ ...nudge(['bundle']), redispatched: false }, [cg()]).action, 'cancel');
+  });
+
   it('treats an empty nudgingComponents as every source (not yet filled by the controller)', () => {
     assert.equal(decideNudgeHold(nudge(['bundle-x'], 'anything'), [cg({ nudgingComponents: [] })]).action, 'cancel');
   });
