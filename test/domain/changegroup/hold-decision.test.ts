@@ -86,8 +86,8 @@ describe('decideNudgeHold', () => {
   });
 
   it('never holds a copy nudger made to re-dispatch, even while an active ChangeGroup covers it', () => {
-    assert.equal(decideNudgeHold({ ...nudge(['bundle']), redispatched: true }, [cg()]).action, 'leave');
-    assert.equal(decideNudgeHold({ ...nudge(['bundle']), redispatched: false }, [cg()]).action, 'cancel');
+    assert.equal(decideNudgeHold({ ...nudge(['bundle-x']), redispatched: true }, [cg()]).action, 'leave');
+    assert.equal(decideNudgeHold({ ...nudge(['bundle-x']), redispatched: false }, [cg()]).action, 'cancel');
   });
 
   it('treats an empty nudgingComponents as every source (not yet filled by the controller)', () => {
