@@ -59,7 +59,7 @@ async function setup(prefix: string) {
     bot: BOT,
     link: LINK,
     baseBranch: 'main',
-    fileMatch: resolveFileMatch({}),
+    fileMatchOf: () => resolveFileMatch({}),
   };
   const gitDir = forge.gitDirectory(repo);
   const show = (rev: string, path: string): string => git(dir, '--git-dir', gitDir, 'show', `${rev}:${path}`);
@@ -105,6 +105,23 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
     const first = step(operandA);
     const observed = await observePullRequest(resolved, first.doc, BOT);
     assert.deepEqual(observed, { observation: { state: 'none' }, pullRequest: undefined, parsed: undefined });
+  });
+
+  it("rewrites each digest only in the files its own fileMatch selects (D6: the build's build-nudge-files)", async () => {
+    const env = await setup('pr-filematch');
+    const both = input({ builds: [build('operand-a', '1', 5), build('operand-b', '2', 6)] });
+    const first = step(both);
+    assert.ok(first.intent);
+    const observed = await observePullRequest(env.resolved, first.doc, BOT);
+    // operand-a's build names README.md only; operand-b has no annotation and gets the default.
+    const outcome = await ensurePullRequest(first.doc, first.intent, observed, {
+      ...env.options,
+      fileMatchOf: (b) => (b.name === 'operand-a' ? ['README\\.md'] : resolveFileMatch({})),
+    });
+    const manifest = env.show(outcome.commit, 'manifests/csv.yaml');
+    assert.ok(manifest.includes(`quay.io/org/operand-a@${OLD}`), 'operand-a is not rewritten outside its fileMatch');
+    assert.ok(manifest.includes(`quay.io/org/operand-b:v1@${DIGEST('2')}`), 'operand-b follows the default fileMatch');
+    assert.equal(env.show(outcome.commit, 'README.md'), `quay.io/org/operand-a@${DIGEST('1')}\n`);
   });
 
   it('opens a draft PR with one bot commit on the base that rewrites only the digest references', async () => {

@@ -5,7 +5,7 @@
 import type { ResolvedForge } from '../../adapters/forges/resolver.ts';
 import { isForgeError } from '../../adapters/forges/errors.ts';
 import type { PullRequest } from '../../adapters/forges/types.ts';
-import type { GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
+import type { FileText, GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
 import { changeGroupBranch, CONDITION_MANUAL_CHANGES_DETECTED } from '../../domain/changegroup/model.ts';
 import {
   checkboxesToRender,
@@ -17,6 +17,7 @@ import {
 } from '../../domain/changegroup/pull-request-content.ts';
 import type {
   EnsurePullRequestIntent,
+  PullRequestBuild,
   PullRequestObservation,
   PullRequestPushResult,
 } from '../../domain/changegroup/state.ts';
@@ -103,8 +104,12 @@ export interface PullRequestWriterOptions {
   readonly link: ChangeGroupLink;
   /** The nudged Component's `spec.source.git.revision`. */
   readonly baseBranch: string;
-  /** fileMatch regexes in force for the nudged component (D6). */
-  readonly fileMatch: readonly string[];
+  /**
+   * The fileMatch regexes for one build's digest (D6): the Renovate ConfigMap in force, else that
+   * build's `build-nudge-files` annotation, else the default. Each digest is rewritten only in
+   * the files its own fileMatch selects, as its own nudge would have done.
+   */
+  readonly fileMatchOf: (build: PullRequestBuild) => readonly string[];
 }
 
 export interface PushOutcome extends PullRequestPushResult {
@@ -143,16 +148,10 @@ export async function ensurePullRequest(
     options.baseBranch,
     provider.credentials,
   );
-  const matchers = compileFileMatch(options.fileMatch);
-  const files = await checkout.readFiles((path) => pathMatches(path, matchers));
-  const rewrite = rewriteDigests(
-    files,
-    intent.builds.map((b) => ({ repository: imageRepository(b.pullSpec), digest: b.digest })),
-    options.fileMatch,
-  );
+  const rewrite = await rewriteForBuilds(checkout, intent.builds, options.fileMatchOf);
   const message = pullRequestCommitMessage(changeGroup, intent.builds, intent.final);
   const commit = await checkout.commitOnBase({
-    files: rewrite.changes.map((c) => ({ path: c.path, text: c.after })),
+    files: rewrite.changes,
     message: message.message,
     author: options.bot,
     date: pullRequestCommitDate(changeGroup.status, intent.builds),
@@ -195,6 +194,52 @@ export async function ensurePullRequest(
     pushed,
     unreferenced: rewrite.unreferenced,
   };
+}
+
+/** Builds grouped by the fileMatch they share, in a stable order. */
+function groupByFileMatch(
+  builds: readonly PullRequestBuild[],
+  fileMatchOf: (build: PullRequestBuild) => readonly string[],
+): { fileMatch: readonly string[]; builds: PullRequestBuild[] }[] {
+  const groups = new Map<string, { fileMatch: readonly string[]; builds: PullRequestBuild[] }>();
+  for (const build of builds) {
+    const fileMatch = fileMatchOf(build);
+    const key = JSON.stringify(fileMatch);
+    const group = groups.get(key) ?? { fileMatch, builds: [] };
+    group.builds.push(build);
+    groups.set(key, group);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+}
+
+/**
+ * The changed files of the single commit. Each group of builds rewrites the texts the previous
+ * groups left, so two digests in one file both land; every file is read once.
+ */
+async function rewriteForBuilds(
+  checkout: { readFiles(filter: (path: string) => boolean): Promise<FileText[]> },
+  builds: readonly PullRequestBuild[],
+  fileMatchOf: (build: PullRequestBuild) => readonly string[],
+): Promise<{ changes: FileText[]; unreferenced: string[] }> {
+  const groups = groupByFileMatch(builds, fileMatchOf);
+  const matchers = groups.flatMap((group) => compileFileMatch(group.fileMatch));
+  const texts = new Map((await checkout.readFiles((path) => pathMatches(path, matchers))).map((f) => [f.path, f.text]));
+  const original = new Map(texts);
+  const unreferenced: string[] = [];
+  for (const group of groups) {
+    const result = rewriteDigests(
+      [...texts].map(([path, text]) => ({ path, text })),
+      group.builds.map((b) => ({ repository: imageRepository(b.pullSpec), digest: b.digest })),
+      group.fileMatch,
+    );
+    for (const change of result.changes) texts.set(change.path, change.after);
+    unreferenced.push(...result.unreferenced);
+  }
+  const changes = [...texts]
+    .filter(([path, text]) => original.get(path) !== text)
+    .map(([path, text]) => ({ path, text }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { changes, unreferenced: unreferenced.sort() };
 }
 
 async function upsertPullRequest(

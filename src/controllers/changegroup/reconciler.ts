@@ -19,6 +19,8 @@ import {
   recordPullRequestPush,
   recordReadyForReview,
   type ChangeGroupIntent,
+  type CollectedBuild,
+  type PullRequestBuild,
 } from '../../domain/changegroup/state.ts';
 import {
   NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
@@ -209,7 +211,7 @@ export class ChangeGroupReconciler implements Reconciler {
             bot: o.bot,
             link: o.link,
             baseBranch: baseBranchOf(nudged),
-            fileMatch: resolveFileMatch(await this.#fileMatchSources(nudged, key.namespace, signal)),
+            fileMatchOf: fileMatchOf(await this.#fileMatchSources(nudged, key.namespace, signal), verified.builds),
           });
           status = recordPullRequestPush(status, intent, outcome);
           if (outcome.pushed) {
@@ -401,6 +403,24 @@ export class ChangeGroupReconciler implements Reconciler {
     }
     return { requeueAfterMs: after };
   }
+}
+
+/**
+ * D6 per build: the ConfigMap in force applies to every digest; without one, each build's own
+ * `build-nudge-files` annotation (read when its nudge was verified), else the default.
+ */
+function fileMatchOf(
+  sources: FileMatchSources,
+  builds: readonly CollectedBuild[],
+): (build: PullRequestBuild) => readonly string[] {
+  const annotations = new Map(builds.map((b) => [`${b.component}@${b.digest}`, b.nudgeFiles]));
+  return (build) => {
+    const nudgeFiles = annotations.get(`${build.name}@${build.digest}`);
+    return resolveFileMatch({
+      ...sources,
+      ...(nudgeFiles === undefined ? {} : { buildNudgeFilesAnnotation: nudgeFiles }),
+    });
+  };
 }
 
 function reasonOf(error: unknown): string {

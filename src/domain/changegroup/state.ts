@@ -30,7 +30,10 @@ import {
 import type { VerifiedBuild } from './verify-build.ts';
 
 /** A build the controller verified (D3) from a nudge this ChangeGroup holds. */
-export type CollectedBuild = Pick<VerifiedBuild, 'component' | 'digest' | 'pullSpec' | 'pipelineRun' | 'createdAt'> & {
+export type CollectedBuild = Pick<
+  VerifiedBuild,
+  'component' | 'digest' | 'pullSpec' | 'pipelineRun' | 'createdAt' | 'nudgeFiles'
+> & {
   /** The held nudge PipelineRun that offered this build: what a re-dispatch copies and marks. */
   readonly nudgePipelineRun?: string;
 };

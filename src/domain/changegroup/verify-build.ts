@@ -9,6 +9,7 @@ import {
   IMAGE_URL_RESULT,
   type NudgePipelineRun,
 } from '../nudge-pipelinerun.ts';
+import { BUILD_NUDGE_FILES_ANNOTATION } from '../digest-rewrite/file-match.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 /**
@@ -50,6 +51,8 @@ export interface VerifiedBuild {
   readonly pipelineRun: string;
   /** The build PipelineRun's creationTimestamp, which orders rebuilds of one component. */
   readonly createdAt?: string;
+  /** Its `build-nudge-files` annotation: D6's fileMatch when no Renovate ConfigMap is in force. */
+  readonly nudgeFiles?: string;
 }
 
 export type BuildVerification =
@@ -114,6 +117,7 @@ export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): Build
   if (nudge.nudgingImage !== undefined && imageRepository(nudge.nudgingImage) !== imageRepository(reference)) {
     return reject('image-mismatch', `${buildRef}: ${IMAGE_URL_RESULT} is not the image ${nudgeRef} announces`);
   }
+  const nudgeFiles = view.annotations[BUILD_NUDGE_FILES_ANNOTATION];
   return {
     ok: true,
     component: nudge.nudgingComponent,
@@ -122,5 +126,6 @@ export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): Build
     imageUrl: reference,
     pipelineRun: view.name,
     ...(view.creationTimestamp === undefined ? {} : { createdAt: view.creationTimestamp }),
+    ...(nudgeFiles === undefined || nudgeFiles.trim() === '' ? {} : { nudgeFiles }),
   };
 }

@@ -24,6 +24,23 @@ describe('verifyNudgeBuild (D3)', () => {
     });
   });
 
+  it("carries the build's build-nudge-files annotation for D6, and nothing when it is blank", () => {
+    const annotated = (value: string): unknown => {
+      const run = buildRun({ digest: DIGEST('3') }) as { metadata: { annotations?: Record<string, string> } };
+      run.metadata.annotations = {
+        ...run.metadata.annotations,
+        'build.appstudio.openshift.io/build-nudge-files': value,
+      };
+      return run;
+    };
+    const result = verifyNudgeBuild(heldNudge(), annotated('.*Dockerfile, manifests/.*'));
+    assert.ok(result.ok);
+    assert.equal(result.nudgeFiles, '.*Dockerfile, manifests/.*');
+    const blank = verifyNudgeBuild(heldNudge(), annotated('  '));
+    assert.ok(blank.ok);
+    assert.equal('nudgeFiles' in blank, false);
+  });
+
   it('accepts v1beta1 builds and registries with ports', () => {
     const result = verifyNudgeBuild(
       heldNudge({ image: 'registry.local:5000/org/operand-a:t' }),
