@@ -9,6 +9,7 @@ import type { ForgeResolver } from '../adapters/forges/resolver.ts';
 import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
 import { BuildVerifier } from '../controllers/changegroup/build-verifier.ts';
 import { changeGroupsHolding } from '../controllers/changegroup/inputs.ts';
+import { changeGroupMetrics } from '../controllers/changegroup/metrics.ts';
 import { ChangeGroupReconciler, type ChangeGroupReconcilerOptions } from '../controllers/changegroup/reconciler.ts';
 import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
 import type { ChangeGroupLink } from '../domain/pr-description/index.ts';
@@ -217,6 +218,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
         nudgeConfigs: nudgeConfigs.store,
         nudgeRuns: nudgeRuns.store,
         events,
+        metrics: changeGroupMetrics(registry),
       }),
       concurrency: options.changeGroups?.workers ?? 4,
       registry,
@@ -287,7 +289,10 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
 function changeGroupReconciler(
   options: ManagerOptions,
   client: KubeClient,
-  stores: Pick<ChangeGroupReconcilerOptions, 'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'events'>,
+  stores: Pick<
+    ChangeGroupReconcilerOptions,
+    'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'events' | 'metrics'
+  >,
 ): ChangeGroupReconciler {
   const settings = options.changeGroups ?? {};
   const hosts = new Map<string, HostedForge>([

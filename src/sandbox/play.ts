@@ -3,6 +3,7 @@
 // human actions on the pull requests), lets the system settle, and reads back what happened.
 // Builds are played back to back, as real builds arrive; the system settles before each human
 // action and at the end, so those act on a pull request that reflects every build before them.
+import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
 import { GitWorkspaces } from '../adapters/git/workspace.ts';
@@ -59,6 +60,7 @@ export class ScenarioPlayer {
   readonly #repos = new Map<string, RepositoryRef>();
   readonly #lastBuildAt = new Map<string, number>();
   readonly #workspaces: GitWorkspaces;
+  readonly #nudgedComponents: readonly string[];
 
   constructor(env: SandboxEnvironment, scenario: Scenario, options: PlayOptions = {}) {
     this.#env = env;
@@ -67,6 +69,7 @@ export class ScenarioPlayer {
     this.#objects = scenarioObjects(scenario, {
       repoUrl: (component) => env.forge.repositoryUrl(scenario.namespace, component),
     });
+    this.#nudgedComponents = [...new Set(scenario.components.flatMap((c) => c.nudges))].sort();
     this.#workspaces = new GitWorkspaces({ cacheDir: `${env.forge.root}/../human-git-${scenario.namespace}` });
   }
 
@@ -219,11 +222,17 @@ export class ScenarioPlayer {
       })
     ).items;
     const changeGroups = (await client.list<ChangeGroupObject>(CHANGE_GROUPS, { namespace: this.namespace })).items;
+    // Every pull request change and every push appends to the repository's event log, so its size
+    // is the whole signature; only nudged repositories get pull requests.
     const heads: string[] = [];
-    for (const [component, repo] of this.#repos) {
-      heads.push(
-        `${component}:${(await forge.listPullRequests(repo)).map((pr) => `${String(pr.number)}/${pr.state}/${pr.headSha}/${String(pr.body.length)}`).join(',')}`,
+    for (const component of this.#nudgedComponents) {
+      const repo = this.#repos.get(component);
+      if (repo === undefined) continue;
+      const size = await stat(forge.eventLogPath(repo)).then(
+        (info) => info.size,
+        () => 0,
       );
+      heads.push(`${component}:${String(size)}`);
     }
     const unfinished = runs.find((run) => !(run.status?.conditions ?? []).some((c) => c.type === 'Succeeded'));
     const lagging = changeGroups.find(

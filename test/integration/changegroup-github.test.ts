@@ -165,6 +165,10 @@ describe('ChangeGroup controller with the GitHub provider', () => {
     assert.equal(parseDescription(pr.body).managed?.phase, 'Ready');
     assert.deepEqual(github.contractViolations, [], 'every request and response follows the OpenAPI description');
     assert.ok(github.requests.some((r) => r.operationId?.startsWith('graphql:markPullRequestReadyForReview') === true));
+    const metrics = await (await fetch(`http://127.0.0.1:${String(manager.metricsPort)}/metrics`)).text();
+    assert.match(metrics, /^nudger_changegroup_pushes_total\{final="true"\} 1$/m, 'one final push');
+    assert.match(metrics, /^nudger_changegroup_pushes_total\{final="false"\} 2$/m, 'two pushes with [skip ci]');
+    assert.match(metrics, /^nudger_changegroup_phase_transitions_total\{phase="Ready"\} 1$/m);
   });
 
   it('never lets the token reach a log line, an Event or the status', async () => {

@@ -39,6 +39,7 @@ import { validateChangeGroupManifest } from '../../schema/validator.ts';
 import type { ComponentResource, NudgeConfigResource } from '../nudgeconfig-objects.ts';
 import { redispatchNudge } from '../redispatch.ts';
 import type { BuildVerifier } from './build-verifier.ts';
+import type { ChangeGroupMetrics } from './metrics.ts';
 import { heldNudges, nudgingComponentsOf, promotedDigests, RELEASED_TARGETS_ANNOTATION } from './inputs.ts';
 import {
   ensurePullRequest,
@@ -63,6 +64,7 @@ export interface ChangeGroupReconcilerOptions {
   /** How often an open pull request is re-read for human actions (ticks, merges, commits). */
   readonly pollIntervalMs: number;
   readonly events?: Pick<EventRecorder, 'event'>;
+  readonly metrics?: ChangeGroupMetrics;
   readonly clock?: () => Date;
 }
 
@@ -123,6 +125,7 @@ export class ChangeGroupReconciler implements Reconciler {
       if (!(error instanceof TerminalError) && !signal.aborted) {
         const message = error instanceof Error ? error.message : String(error);
         this.#options.events?.event(changeGroup, 'Warning', reasonOf(error), message);
+        this.#options.metrics?.errors.inc({ reason: reasonOf(error) });
       }
       throw error;
     }
@@ -215,6 +218,7 @@ export class ChangeGroupReconciler implements Reconciler {
           });
           status = recordPullRequestPush(status, intent, outcome);
           if (outcome.pushed) {
+            o.metrics?.pushes.inc({ final: String(intent.final) });
             o.events?.event(
               changeGroup,
               'Normal',
@@ -369,6 +373,7 @@ export class ChangeGroupReconciler implements Reconciler {
       { key: RELEASED_TARGETS_ANNOTATION, value: [...new Set([...released, pair])].sort().join(' ') },
       signal,
     );
+    this.#options.metrics?.nudgesReleased.inc();
     this.#options.events?.event(
       changeGroup,
       'Normal',
@@ -390,6 +395,9 @@ export class ChangeGroupReconciler implements Reconciler {
       (current) => ({ ...current, status }),
       { fieldManager: FIELD_MANAGER, signal },
     );
+    const phase = status.phase;
+    if (phase !== undefined && phase !== changeGroup.status?.phase)
+      this.#options.metrics?.phaseTransitions.inc({ phase });
   }
 
   #requeue(status: ChangeGroupStatus, spec: ChangeGroupSpec, now: Date): ReconcileResult | undefined {
