@@ -70,8 +70,8 @@ describe('renderResultText', () => {
         '  pull request: none',
         '',
         'Builds started by Pipelines-as-Code:',
-        '  bundle-x   0',
         '  operand-a  1',
+        '  (1 other component: 0)',
         '',
       ].join('\n'),
     );

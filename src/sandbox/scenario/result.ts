@@ -90,11 +90,15 @@ export function renderResultText(result: SandboxResult): string {
   for (const group of result.changeGroups) lines.push(...changeGroupLines(group), '');
   if (result.changeGroups.length === 0) lines.push('No ChangeGroups.', '');
 
-  const builds = Object.entries(result.builds).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Thirty operands built zero times each would bury the one line that matters.
+  const all = Object.entries(result.builds).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const builds = all.filter(([, count]) => count > 0);
+  const idle = all.length - builds.length;
   lines.push('Builds started by Pipelines-as-Code:');
   if (builds.length === 0) lines.push('  none');
   const width = Math.max(0, ...builds.map(([name]) => name.length));
   for (const [name, count] of builds) lines.push(`  ${name.padEnd(width)}  ${String(count)}`);
+  if (idle > 0 && builds.length > 0) lines.push(`  (${String(idle)} other component${idle === 1 ? '' : 's'}: 0)`);
 
   const { comparison } = result;
   if (comparison !== undefined) {
