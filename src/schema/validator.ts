@@ -220,7 +220,8 @@ export function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-function article(type: string): string {
+/** `a string`, `a list`, `a mapping`: a JSON Schema type as a person would say it. */
+export function article(type: string): string {
   const names: Record<string, string> = {
     string: 'a string',
     array: 'a list',

@@ -10,7 +10,7 @@ import type { SourceDocument, SourceTree } from '../../manifest/source-tree.ts';
 import { dns1123LabelProblem, DNS1123_LABEL_PATTERN } from '../../domain/names.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from '../../schema/common.ts';
-import { closestName, formatFieldPath, type FieldPath } from '../../schema/validator.ts';
+import { article, closestName, formatFieldPath, type FieldPath } from '../../schema/validator.ts';
 import { TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
 import { ScenarioError } from './errors.ts';
 import { referenceProblems, type ScenarioProblem } from './references.ts';
@@ -237,18 +237,6 @@ function pathOf(pointer: string, root: unknown): FieldPath {
 function knownProperties(schema: unknown): string[] {
   if (!isRecord(schema) || !isRecord(schema.properties)) return [];
   return Object.keys(schema.properties);
-}
-
-function article(type: string): string {
-  const names: Readonly<Record<string, string>> = {
-    string: 'a string',
-    array: 'a list',
-    object: 'a mapping',
-    integer: 'an integer',
-    number: 'a number',
-    boolean: 'a boolean',
-  };
-  return names[type] ?? type;
 }
 
 function describe(value: unknown): string {
