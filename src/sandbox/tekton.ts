@@ -13,21 +13,19 @@ import type { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import type { PullRequest } from '../adapters/forges/types.ts';
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
-import { COMPONENTS, CONFIG_MAPS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import { COMPONENTS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { localGitRun } from '../adapters/git/plumbing.ts';
 import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
 import { imageRepository, verifyNudgeBuild, type VerifiedBuild } from '../domain/changegroup/verify-build.ts';
 import {
   BUILD_NUDGE_FILES_ANNOTATION,
-  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
-  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
   compileFileMatch,
   pathMatches,
   resolveFileMatch,
   rewriteDigests,
-  type FileMatchSources,
 } from '../domain/digest-rewrite/index.ts';
+import { gitSourceOf, renovateConfigMapSources } from '../controllers/nudged-repository.ts';
 import {
   NUDGE_TYPE_LABEL,
   NUDGE_TYPE_VALUE,
@@ -99,10 +97,6 @@ interface PipelineRunObject extends KubeObject {
 
 interface ComponentObject extends KubeObject {
   spec?: { source?: { git?: { url?: unknown; revision?: unknown } } };
-}
-
-interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
 }
 
 export class TektonStandIn {
@@ -262,12 +256,13 @@ export class TektonStandIn {
     const { namespace } = nudge;
     const component = await this.#getComponent(namespace, target);
     if (component === undefined) throw new Error(`Component ${namespace}/${target} does not exist`);
-    const gitUrl = component.spec?.source?.git?.url;
-    if (typeof gitUrl !== 'string') throw new Error(`Component ${namespace}/${target} has no spec.source.git.url`);
-    const revision = component.spec?.source?.git?.revision;
-    const baseBranch = typeof revision === 'string' && revision !== '' ? revision : 'main';
+    const { url: gitUrl, revision: baseBranch } = gitSourceOf(component);
+    if (gitUrl === undefined) throw new Error(`Component ${namespace}/${target} has no spec.source.git.url`);
     const { repo } = await this.#resolver.resolve(gitUrl, namespace);
-    const fileMatch = resolveFileMatch(await this.#fileMatchSources(namespace, component, context.nudgeFiles));
+    const fileMatch = resolveFileMatch({
+      ...(await renovateConfigMapSources(this.#client, namespace, component)),
+      ...(context.nudgeFiles === undefined ? {} : { buildNudgeFilesAnnotation: context.nudgeFiles }),
+    });
     const matchers = compileFileMatch(fileMatch);
     const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch);
     const files = await checkout.readFiles((path) => pathMatches(path, matchers));
@@ -348,25 +343,6 @@ export class TektonStandIn {
       () => undefined,
     );
     return ours === theirs;
-  }
-
-  async #fileMatchSources(
-    namespace: string,
-    component: ComponentObject,
-    nudgeFiles: string | undefined,
-  ): Promise<FileMatchSources> {
-    const perComponent = component.metadata?.annotations?.[NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION];
-    const configMap = async (name: string): Promise<Record<string, string> | undefined> =>
-      this.#client
-        .get<ConfigMapObject>(CONFIG_MAPS, namespace, name)
-        .then((object) => object.data ?? {})
-        .catch(whenNotFound(undefined));
-    return {
-      ...(perComponent === undefined
-        ? { renovateConfigMap: await configMap(NAMESPACE_WIDE_RENOVATE_CONFIG_MAP) }
-        : { perComponentConfigMap: (await configMap(perComponent)) ?? null }),
-      ...(nudgeFiles === undefined ? {} : { buildNudgeFilesAnnotation: nudgeFiles }),
-    };
   }
 
   async #getComponent(namespace: string, name: string): Promise<ComponentObject | undefined> {

@@ -6,8 +6,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ForgeResolver, ResolvedForge } from '../../adapters/forges/resolver.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import { KubeApiError, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
-import { CHANGE_GROUPS, CONFIG_MAPS } from '../../adapters/kubernetes/resources.ts';
+import { KubeApiError, isConflict } from '../../adapters/kubernetes/errors.ts';
+import { CHANGE_GROUPS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
@@ -22,12 +22,7 @@ import {
   type CollectedBuild,
   type PullRequestBuild,
 } from '../../domain/changegroup/state.ts';
-import {
-  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
-  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
-  resolveFileMatch,
-  type FileMatchSources,
-} from '../../domain/digest-rewrite/index.ts';
+import { resolveFileMatch, type FileMatchSources } from '../../domain/digest-rewrite/index.ts';
 import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
@@ -37,6 +32,7 @@ import type { Store } from '../../runtime/store.ts';
 import type { ChangeGroupSpec, ChangeGroupStatus } from '../../schema/changegroup.ts';
 import { validateChangeGroupManifest } from '../../schema/validator.ts';
 import type { ComponentResource, NudgeConfigResource } from '../nudgeconfig-objects.ts';
+import { gitSourceOf, renovateConfigMapSources } from '../nudged-repository.ts';
 import { redispatchNudge } from '../redispatch.ts';
 import type { BuildVerifier } from './build-verifier.ts';
 import type { ChangeGroupMetrics } from './metrics.ts';
@@ -71,7 +67,6 @@ export interface ChangeGroupReconcilerOptions {
 const FIELD_MANAGER = 'nudger-changegroup';
 /** Held nudges are handed back before a ChangeGroup may disappear; see #finalize. */
 export const RELEASE_HELD_NUDGES_FINALIZER = 'nudger.konflux-ci.dev/release-held-nudges';
-const DEFAULT_BASE_BRANCH = 'main';
 
 interface ChangeGroupObject extends KubeObject {
   spec: ChangeGroupSpec;
@@ -213,8 +208,11 @@ export class ChangeGroupReconciler implements Reconciler {
             workspaces: o.workspaces,
             bot: o.bot,
             link: o.link,
-            baseBranch: baseBranchOf(nudged),
-            fileMatchOf: fileMatchOf(await this.#fileMatchSources(nudged, key.namespace, signal), verified.builds),
+            baseBranch: gitSourceOf(nudged).revision,
+            fileMatchOf: fileMatchOf(
+              await renovateConfigMapSources(o.client, key.namespace, nudged, signal),
+              verified.builds,
+            ),
           });
           status = recordPullRequestPush(status, intent, outcome);
           if (outcome.pushed) {
@@ -276,7 +274,7 @@ export class ChangeGroupReconciler implements Reconciler {
   }
 
   async #forgeFor(nudged: ComponentResource, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {
-    const url = gitUrlOf(nudged);
+    const url = gitSourceOf(nudged).url;
     if (url === undefined) {
       throw new ChangeGroupError(
         `${key.namespace}/${key.name}`,
@@ -285,38 +283,6 @@ export class ChangeGroupReconciler implements Reconciler {
       );
     }
     return this.#options.forges.resolve(url, key.namespace, signal);
-  }
-
-  async #fileMatchSources(
-    nudged: ComponentResource,
-    namespace: string,
-    signal: AbortSignal,
-  ): Promise<FileMatchSources> {
-    const named = nudged.metadata?.annotations?.[NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION];
-    if (named !== undefined && named !== '') {
-      return { perComponentConfigMap: (await this.#configMapData(namespace, named, signal)) ?? null };
-    }
-    const wide = await this.#configMapData(namespace, NAMESPACE_WIDE_RENOVATE_CONFIG_MAP, signal);
-    return wide === undefined ? {} : { renovateConfigMap: wide };
-  }
-
-  async #configMapData(
-    namespace: string,
-    name: string,
-    signal: AbortSignal,
-  ): Promise<Record<string, string> | undefined> {
-    try {
-      const map = await this.#options.client.get<KubeObject & { data?: Record<string, string> }>(
-        CONFIG_MAPS,
-        namespace,
-        name,
-        signal,
-      );
-      return map.data ?? {};
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
   }
 
   async #fillNudgingComponents(
@@ -440,21 +406,4 @@ function reasonOf(error: unknown): string {
     if (error.name === 'BranchMovedError') return 'BranchMoved';
   }
   return 'ReconcileError';
-}
-
-function sourceGit(component: ComponentResource): Record<string, unknown> | undefined {
-  const source = component.spec?.source;
-  if (typeof source !== 'object' || source === null) return undefined;
-  const git = (source as Record<string, unknown>).git;
-  return typeof git === 'object' && git !== null ? (git as Record<string, unknown>) : undefined;
-}
-
-function gitUrlOf(component: ComponentResource): string | undefined {
-  const url = sourceGit(component)?.url;
-  return typeof url === 'string' && url !== '' ? url : undefined;
-}
-
-function baseBranchOf(component: ComponentResource): string {
-  const revision = sourceGit(component)?.revision;
-  return typeof revision === 'string' && revision !== '' ? revision : DEFAULT_BASE_BRANCH;
 }

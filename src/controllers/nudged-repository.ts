@@ -1,0 +1,70 @@
+// Where a nudge lands and which files it may touch, read the same way by the ChangeGroup
+// controller and by the sandbox's Renovate stand-in: the nudged Component's git source, and the
+// Renovate ConfigMaps in force for it (DECISIONS D6). ConfigMaps are read by name, never listed.
+import type { ObjectClient } from '../adapters/kubernetes/client.ts';
+import { isNotFound } from '../adapters/kubernetes/errors.ts';
+import { CONFIG_MAPS } from '../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import {
+  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
+  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
+  type FileMatchSources,
+} from '../domain/digest-rewrite/index.ts';
+
+/** The base branch when a Component names no `spec.source.git.revision`. */
+export const DEFAULT_BASE_BRANCH = 'main';
+
+export interface GitSource {
+  /** `spec.source.git.url`, when set. */
+  readonly url: string | undefined;
+  /** `spec.source.git.revision`, else `main`. */
+  readonly revision: string;
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+export function gitSourceOf(component: { readonly spec?: unknown }): GitSource {
+  const git = field(field(component.spec, 'source'), 'git');
+  const url = field(git, 'url');
+  const revision = field(git, 'revision');
+  return {
+    url: typeof url === 'string' && url !== '' ? url : undefined,
+    revision: typeof revision === 'string' && revision !== '' ? revision : DEFAULT_BASE_BRANCH,
+  };
+}
+
+async function configMapData(
+  client: ObjectClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<Record<string, string> | undefined> {
+  try {
+    const map = await client.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, namespace, name, signal);
+    return map.data ?? {};
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The ConfigMap part of D6's fileMatch sources for `nudged`: the ConfigMap its annotation names
+ * (`null` when named but missing: it replaces, never falls back to, the namespace-wide one), else
+ * `namespace-wide-nudging-renovate-config` when it exists.
+ */
+export async function renovateConfigMapSources(
+  client: ObjectClient,
+  namespace: string,
+  nudged: KubeObject,
+  signal?: AbortSignal,
+): Promise<FileMatchSources> {
+  const named = nudged.metadata?.annotations?.[NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION];
+  if (named !== undefined && named !== '') {
+    return { perComponentConfigMap: (await configMapData(client, namespace, named, signal)) ?? null };
+  }
+  const wide = await configMapData(client, namespace, NAMESPACE_WIDE_RENOVATE_CONFIG_MAP, signal);
+  return wide === undefined ? {} : { renovateConfigMap: wide };
+}
