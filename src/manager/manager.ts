@@ -227,8 +227,17 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     // Status writes are the controller's own; only spec edits and deletions need a new look.
     changeGroupController.watch(changeGroups, { updatePredicate: generationChanged });
     changeGroupController.watch(nudgeRuns, { map: heldByChangeGroups });
-    changeGroupController.watch(components, { map: changeGroupsOfNamespace(changeGroups.store) });
-    changeGroupController.watch(nudgeConfigs, { map: changeGroupsOfNamespace(changeGroups.store) });
+    // Only graph changes matter here. A Component's status moves on every build (lastPromotedImage),
+    // and waking every ChangeGroup of the namespace for it would re-read each one's pull request;
+    // the build's own nudge PipelineRun already wakes the ChangeGroup that holds it.
+    changeGroupController.watch(components, {
+      map: changeGroupsOfNamespace(changeGroups.store),
+      updatePredicate: generationChanged,
+    });
+    changeGroupController.watch(nudgeConfigs, {
+      map: changeGroupsOfNamespace(changeGroups.store),
+      updatePredicate: generationChanged,
+    });
     const changeGroupsRunning = changeGroupController.start(leading).catch((error: unknown) => {
       if (!(error instanceof CacheSyncTimeoutError)) throw error;
       logger.error({ err: error }, 'ChangeGroup controller not running: a cache did not sync');
