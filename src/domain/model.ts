@@ -60,7 +60,13 @@ export type NudgeConfigFlavour =
   /** `konflux-ci.dev/v1alpha1`: ours, ADR 67 as written. */
   | 'nudger'
   /** `appstudio.redhat.com/v1beta2`: integration-service's shipped CRD; read as an import source only. */
-  | 'upstream-v1beta2';
+  | 'upstream-v1beta2'
+  /**
+   * `konflux-ci.dev/v1beta2`: integration-service's NudgeConfig in its new group (D1). The same
+   * object as `nudger` (one CRD serves both versions), under upstream's rules: at most 360
+   * entries, and `mode: validated` without `gatingGroup` is allowed (upstream reserves the field).
+   */
+  | 'upstream-konflux-v1beta2';
 
 export interface NudgeConfigObject {
   readonly ref: ObjectRef;

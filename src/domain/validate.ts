@@ -35,6 +35,7 @@ export interface ValidationResult {
 const FLAVOUR_API_VERSION: Readonly<Record<NudgeConfigFlavour, string>> = {
   nudger: 'konflux-ci.dev/v1alpha1',
   'upstream-v1beta2': 'appstudio.redhat.com/v1beta2',
+  'upstream-konflux-v1beta2': 'konflux-ci.dev/v1beta2',
 };
 
 /**
@@ -44,6 +45,7 @@ const FLAVOUR_API_VERSION: Readonly<Record<NudgeConfigFlavour, string>> = {
 export const MAX_ENTRIES_BY_FLAVOUR: Readonly<Record<NudgeConfigFlavour, number>> = {
   nudger: MAX_NUDGE_ENTRIES,
   'upstream-v1beta2': 256,
+  'upstream-konflux-v1beta2': 360,
 };
 
 /**
@@ -125,6 +127,19 @@ function entrySpanEnd(entry: NudgeEntry, next: NudgeEntry | undefined): number {
 
 const KNOWN_MODES: ReadonlySet<string> = new Set(NUDGE_MODES);
 
+/** Flavours whose schema accepts `mode: validated` without `gatingGroup` (upstream reserves the field). */
+const UNGATED_ALLOWED: ReadonlySet<NudgeConfigFlavour> = new Set(['upstream-v1beta2', 'upstream-konflux-v1beta2']);
+
+/**
+ * The CRD each flavour is a version of. `konflux-ci.dev/v1alpha1` and `/v1beta2` are two views of
+ * one stored object, so one of each in a namespace is two objects where only one can exist.
+ */
+const FLAVOUR_RESOURCE: Readonly<Record<NudgeConfigFlavour, string>> = {
+  nudger: 'nudgeconfigs.konflux-ci.dev',
+  'upstream-konflux-v1beta2': 'nudgeconfigs.konflux-ci.dev',
+  'upstream-v1beta2': 'nudgeconfigs.appstudio.redhat.com',
+};
+
 /** The entry-level rules. Runs for every entry, so it allocates nothing unless it has a finding. */
 function checkEntry(
   config: NudgeConfigObject,
@@ -162,10 +177,24 @@ function checkEntry(
   }
   if (ungated) {
     const state = gatingGroup === undefined ? 'missing' : 'empty';
-    add(
-      'missing-gating-group',
-      `${path}: mode is "validated" but gatingGroup is ${state}; name the ComponentGroup whose Snapshot must pass first`,
-    );
+    if (UNGATED_ALLOWED.has(config.flavour)) {
+      // Upstream's schema reserves gatingGroup and accepts the entry, so it is not an error there;
+      // nudger still has no Snapshot to wait for, and says so.
+      findings.push(
+        makeFinding(
+          'missing-gating-group',
+          'warning',
+          `${path}: mode is "validated" but gatingGroup is ${state}; ${FLAVOUR_API_VERSION[config.flavour]} allows it, but nudger does not fire this entry until it names the ComponentGroup whose Snapshot must pass first (or make it immediate)`,
+          config.ref,
+          location,
+        ),
+      );
+    } else {
+      add(
+        'missing-gating-group',
+        `${path}: mode is "validated" but gatingGroup is ${state}; name the ComponentGroup whose Snapshot must pass first`,
+      );
+    }
   }
 }
 
@@ -217,7 +246,7 @@ function checkComponent(component: ComponentObject, findings: Finding[]): void {
 function checkSingletons(configs: readonly NudgeConfigObject[], findings: Finding[]): void {
   const first = new Map<string, NudgeConfigObject>();
   for (const config of configs) {
-    const key = JSON.stringify([config.ref.namespace, config.flavour]);
+    const key = JSON.stringify([config.ref.namespace, FLAVOUR_RESOURCE[config.flavour]]);
     const earlier = first.get(key);
     if (earlier === undefined) {
       first.set(key, config);
@@ -232,7 +261,7 @@ function checkSingletons(configs: readonly NudgeConfigObject[], findings: Findin
       makeFinding(
         'multiple-nudgeconfigs',
         'error',
-        `${formatRef(ref)}: ${namespaceLabel(ref.namespace)} already has a ${FLAVOUR_API_VERSION[config.flavour]} NudgeConfig, ${which} at ${lineNote(earlier.location)}; only one is allowed per namespace`,
+        `${formatRef(ref)}: ${namespaceLabel(ref.namespace)} already has a ${FLAVOUR_API_VERSION[earlier.flavour]} NudgeConfig, ${which} at ${lineNote(earlier.location)}; only one is allowed per namespace${earlier.flavour === config.flavour ? '' : ` (${FLAVOUR_API_VERSION[config.flavour]} is another version of the same object)`}`,
         ref,
         config.location,
       ),

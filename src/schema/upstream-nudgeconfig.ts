@@ -1,9 +1,15 @@
-// integration-service's shipped NudgeConfig (`appstudio.redhat.com/v1beta2`), which nudger reads as
-// an import source and never writes. Facts from ../upstream-crds/konflux/
-// appstudio.redhat.com_nudgeconfigs.yaml: same entry shape as ours, but at most 256 entries.
+// integration-service's NudgeConfig, in its two upstream forms (DECISIONS D1):
+// - `appstudio.redhat.com/v1beta2`, the CRD integration-service shipped first, which nudger reads as
+//   an import source and never writes. Facts from ../upstream-crds/konflux/
+//   appstudio.redhat.com_nudgeconfigs.yaml: same entry shape as ours, but at most 256 entries.
+// - `konflux-ci.dev/v1beta2`, the same fields in nudger's group with at most 360 entries. Two CRDs of
+//   one name cannot coexist, so nudger's CRD serves it beside v1alpha1 (src/schema/crd.ts).
+// Upstream reserves `gatingGroup` and does not require it for `mode: validated`, so neither schema
+// carries nudger's missing-gating-group rule.
 import Type, { type Static } from 'typebox';
-import { NUDGE_MODES } from '../domain/model.ts';
+import { NUDGE_CONFIG_NAME, NUDGE_MODES } from '../domain/model.ts';
 import { ComponentName, ObjectMeta, StringEnum } from './common.ts';
+import { NUDGE_CONFIG_CEL, NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NudgeConfigStatus } from './nudgeconfig.ts';
 
 export const UPSTREAM_NUDGE_CONFIG_GROUP = 'appstudio.redhat.com';
 export const UPSTREAM_NUDGE_CONFIG_VERSION = 'v1beta2';
@@ -18,10 +24,22 @@ export const UpstreamNudgeRelationship = Type.Object(
   {
     from: ComponentName,
     to: ComponentName,
-    mode: Type.Optional(StringEnum(NUDGE_MODES, { default: 'immediate' })),
-    gatingGroup: Type.Optional(Type.String({ maxLength: 63 })),
+    mode: Type.Optional(
+      StringEnum(NUDGE_MODES, {
+        default: 'immediate',
+        description:
+          'When the nudge fires: immediate, after the source build succeeds; validated, after the Snapshot of gatingGroup passes its tests.',
+      }),
+    ),
+    gatingGroup: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        description:
+          'The ComponentGroup whose Snapshot must pass integration tests first. Upstream reserves it; nudger fires a validated entry only once it names one.',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A directed edge: a successful build of `from` nudges `to`.' },
 );
 export type UpstreamNudgeRelationship = Static<typeof UpstreamNudgeRelationship>;
 
@@ -44,3 +62,43 @@ export const UpstreamNudgeConfig = Type.Object(
   { additionalProperties: false },
 );
 export type UpstreamNudgeConfig = Static<typeof UpstreamNudgeConfig>;
+
+export const UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION = 'v1beta2';
+export const UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION = `${NUDGE_CONFIG_GROUP}/${UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION}`;
+export const UPSTREAM_KONFLUX_MAX_NUDGE_ENTRIES = 360;
+
+export const UpstreamKonfluxNudgeConfigSpec = Type.Object(
+  {
+    nudges: Type.Optional(
+      Type.Array(UpstreamNudgeRelationship, {
+        maxItems: UPSTREAM_KONFLUX_MAX_NUDGE_ENTRIES,
+        // Upstream states (from, to) uniqueness as an O(n^2) CEL rule; the list-map key refuses the
+        // same objects, natively and in O(n), as nudger's v1alpha1 does.
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['from', 'to'],
+        description: 'The nudge edges of this namespace.',
+      }),
+    ),
+  },
+  { additionalProperties: false, 'x-kubernetes-validations': [NUDGE_CONFIG_CEL['self-nudge']] },
+);
+
+/**
+ * `konflux-ci.dev/v1beta2`: the same stored object as v1alpha1 (conversion `None`), so the status
+ * is nudger's, a superset of upstream's (conditions and lastValidationTime).
+ */
+export const UpstreamKonfluxNudgeConfig = Type.Object(
+  {
+    apiVersion: Type.Literal(UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION),
+    kind: Type.Literal(NUDGE_CONFIG_KIND),
+    metadata: ObjectMeta,
+    spec: Type.Optional(UpstreamKonfluxNudgeConfigSpec),
+    status: Type.Optional(NudgeConfigStatus),
+  },
+  {
+    additionalProperties: false,
+    description: `The nudge graph of one namespace, in integration-service's form. A singleton: it must be named '${NUDGE_CONFIG_NAME}'.`,
+    'x-kubernetes-validations': [NUDGE_CONFIG_CEL['singleton-name']],
+  },
+);
+export type UpstreamKonfluxNudgeConfig = Static<typeof UpstreamKonfluxNudgeConfig>;

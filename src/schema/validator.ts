@@ -10,7 +10,7 @@ import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from './common.ts';
 import { ChangeGroup } from './changegroup.ts';
 import { Component } from './component.ts';
 import { NudgeConfig } from './nudgeconfig.ts';
-import { UpstreamNudgeConfig } from './upstream-nudgeconfig.ts';
+import { UpstreamKonfluxNudgeConfig, UpstreamNudgeConfig } from './upstream-nudgeconfig.ts';
 
 export type FieldPath = readonly (string | number)[];
 
@@ -57,6 +57,7 @@ function validators(): Record<SchemaName, ValidateFunction> {
     changegroup: ajv.compile(readingSchema(ChangeGroup)),
     nudger: ajv.compile(readingSchema(NudgeConfig)),
     'upstream-v1beta2': ajv.compile(readingSchema(UpstreamNudgeConfig)),
+    'upstream-konflux-v1beta2': ajv.compile(readingSchema(UpstreamKonfluxNudgeConfig)),
   };
   return compiled;
 }
