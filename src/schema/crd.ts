@@ -8,6 +8,7 @@ import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import { CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND, CHANGE_GROUP_VERSION, ChangeGroup } from './changegroup.ts';
 import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NUDGE_CONFIG_VERSION, NudgeConfig } from './nudgeconfig.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from './common.ts';
+import { UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION, UpstreamKonfluxNudgeConfig } from './upstream-nudgeconfig.ts';
 
 export interface PrinterColumn {
   readonly name: string;
@@ -16,6 +17,15 @@ export interface PrinterColumn {
   readonly description?: string;
   /** 0 shows in `kubectl get`; higher values only with `-o wide`. */
   readonly priority?: number;
+}
+
+/** A version served beside the storage version; conversion is `None`, so its fields must be the same. */
+export interface ServedVersion {
+  readonly version: string;
+  /** The whole object schema of this version. */
+  readonly schema: TSchema;
+  /** The module holding `schema`, named in the generated file's header. */
+  readonly schemaSource: string;
 }
 
 export interface CrdDefinition {
@@ -34,6 +44,11 @@ export interface CrdDefinition {
   readonly printerColumns?: readonly PrinterColumn[];
   readonly statusSubresource: boolean;
   readonly categories?: readonly string[];
+  /**
+   * Further versions served from the same stored objects (`version` above is the storage one).
+   * Same printer columns and subresources.
+   */
+  readonly servedVersions?: readonly ServedVersion[];
 }
 
 /** A schema keyword the API server does not accept and that has no structural equivalent. */
@@ -233,16 +248,24 @@ export function toCustomResourceDefinition(def: CrdDefinition): Record<string, u
     ...(def.shortNames === undefined ? {} : { shortNames: [...def.shortNames] }),
     ...(def.categories === undefined ? {} : { categories: [...def.categories] }),
   };
-  const version: JsonObject = {
-    name: def.version,
+  const version = (name: string, schema: TSchema, storage: boolean): JsonObject => ({
+    name,
     served: true,
-    storage: true,
-    schema: { openAPIV3Schema: toStructuralSchema(def.schema) },
+    storage,
+    schema: { openAPIV3Schema: toStructuralSchema(schema) },
     ...(def.printerColumns === undefined
       ? {}
       : { additionalPrinterColumns: def.printerColumns.map((column) => ({ ...column })) }),
     ...(def.statusSubresource ? { subresources: { status: {} } } : {}),
-  };
+  });
+  const more = def.servedVersions ?? [];
+  const versions = [
+    version(def.version, def.schema, true),
+    ...more.map((served) => version(served.version, served.schema, false)),
+  ];
+  // `None` is the default, but a multi-version CRD says it: the versions share every field, so the
+  // API server only rewrites apiVersion, and no conversion webhook is needed.
+  const conversion = more.length === 0 ? {} : { conversion: { strategy: 'None' } };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -250,7 +273,7 @@ export function toCustomResourceDefinition(def: CrdDefinition): Record<string, u
       name: `${def.plural}.${def.group}`,
       labels: { 'app.kubernetes.io/part-of': 'nudger' },
     },
-    spec: { group: def.group, names, scope: def.scope, versions: [version] },
+    spec: { group: def.group, names, scope: def.scope, ...conversion, versions },
   };
 }
 
@@ -261,8 +284,15 @@ export function crdFileName(def: CrdDefinition): string {
 
 // Long lines are kept whole (lineWidth 0) so that CEL rules stay greppable; keys are sorted like
 // controller-gen's output so that diffs of regenerated files stay small; single quotes because that
-// is what prettier (which checks every YAML file in the repo) would rewrite them to.
-const YAML_OPTIONS = { sortMapEntries: true, lineWidth: 0, indent: 2, singleQuote: true } as const;
+// is what prettier (which checks every YAML file in the repo) would rewrite them to. Versions share
+// schema fragments (the same CEL rule objects), which must be written out, not as YAML aliases.
+const YAML_OPTIONS = {
+  sortMapEntries: true,
+  lineWidth: 0,
+  indent: 2,
+  singleQuote: true,
+  aliasDuplicateObjects: false,
+} as const;
 
 export function generatedHeader(source: string): string {
   return `# Generated from ${source}; do not edit. Run \`npm run gen:crds\` after changing the schema.\n`;
@@ -270,7 +300,9 @@ export function generatedHeader(source: string): string {
 
 /** The exact text of deploy/crds/<group>_<plural>.yaml. */
 export function renderCrdYaml(def: CrdDefinition): string {
-  return `${generatedHeader(def.schemaSource)}---\n${stringify(toCustomResourceDefinition(def), YAML_OPTIONS)}`;
+  const sources = [def.schemaSource, ...(def.servedVersions ?? []).map((served) => served.schemaSource)];
+  const source = [...new Set(sources)].join(' and ');
+  return `${generatedHeader(source)}---\n${stringify(toCustomResourceDefinition(def), YAML_OPTIONS)}`;
 }
 
 /** The exact text of deploy/crds/kustomization.yaml for a set of CRDs. */
@@ -304,6 +336,15 @@ export const NUDGE_CONFIG_CRD: CrdDefinition = {
   scope: 'Namespaced',
   schema: NudgeConfig,
   schemaSource: 'src/schema/nudgeconfig.ts',
+  // D1: integration-service's NudgeConfig lives in this group too, as v1beta2. Two CRDs of one
+  // name cannot coexist, so this one serves both, from the same stored objects.
+  servedVersions: [
+    {
+      version: UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION,
+      schema: UpstreamKonfluxNudgeConfig,
+      schemaSource: 'src/schema/upstream-nudgeconfig.ts',
+    },
+  ],
   categories: ['konflux', 'nudger'],
   statusSubresource: true,
   // JSONPath cannot count list items, so the entry count is not a column; `kubectl get nc` shows

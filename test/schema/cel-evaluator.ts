@@ -173,11 +173,13 @@ export function collectCelRules(openAPIV3Schema: unknown, path = '<root>'): { pa
 }
 
 /** The openAPIV3Schema of the first (only) version of a CRD object, typed loosely on purpose. */
-export function openApiSchemaOf(crd: unknown): Schema {
+/** The schema of the CRD's version named `version`, or of its first version. */
+export function openApiSchemaOf(crd: unknown, version?: string): Schema {
   const versions = isRecord(crd) && isRecord(crd.spec) ? crd.spec.versions : undefined;
-  const [first] = Array.isArray(versions) ? (versions as unknown[]) : [];
-  const schema = isRecord(first) && isRecord(first.schema) ? first.schema.openAPIV3Schema : undefined;
-  if (!isRecord(schema)) throw new TypeError('not a CRD with a versions[0].schema.openAPIV3Schema');
+  const list = Array.isArray(versions) ? (versions as unknown[]) : [];
+  const chosen = version === undefined ? list[0] : list.find((v) => isRecord(v) && v.name === version);
+  const schema = isRecord(chosen) && isRecord(chosen.schema) ? chosen.schema.openAPIV3Schema : undefined;
+  if (!isRecord(schema)) throw new TypeError(`not a CRD with a ${version ?? 'first'} version schema`);
   return schema;
 }
 

@@ -234,6 +234,46 @@ describe('NudgeConfig CRD', () => {
     ]);
   });
 
+  it('serves v1alpha1 (storage) and upstream v1beta2 from one stored object, conversion None (D1)', () => {
+    const spec = crd.spec as Json;
+    assert.deepEqual(spec.conversion, { strategy: 'None' });
+    const versions = spec.versions as Json[];
+    assert.deepEqual(
+      versions.map((v) => [v.name, v.served, v.storage]),
+      [
+        ['v1alpha1', true, true],
+        ['v1beta2', true, false],
+      ],
+    );
+    const [alpha, beta] = versions;
+    assert.ok(alpha !== undefined && beta !== undefined);
+    assert.deepEqual(beta.subresources, alpha.subresources);
+    assert.deepEqual(beta.additionalPrinterColumns, alpha.additionalPrinterColumns);
+    // Conversion None only rewrites apiVersion: the versions must hold the same fields.
+    const v1beta2 = openApiSchemaOf(crd, 'v1beta2');
+    assert.deepEqual(structuralProblems(v1beta2), []);
+    assert.deepEqual(Object.keys(at(v1beta2, 'spec', 'nudges', 'items').properties as Json).sort(), [
+      'from',
+      'gatingGroup',
+      'mode',
+      'to',
+    ]);
+    assert.deepEqual(at(v1beta2, 'status'), at(schema, 'status'));
+  });
+
+  it('holds v1beta2 to upstream rules: 360 entries, and no missing-gating-group rule', () => {
+    const v1beta2 = openApiSchemaOf(crd, 'v1beta2');
+    const nudges = at(v1beta2, 'spec', 'nudges');
+    assert.equal(nudges.maxItems, 360);
+    assert.equal(nudges['x-kubernetes-list-type'], 'map');
+    assert.deepEqual(nudges['x-kubernetes-list-map-keys'], ['from', 'to']);
+    assert.equal(at(v1beta2, 'spec', 'nudges', 'items', 'mode').default, 'immediate');
+    assert.equal(at(v1beta2, 'spec', 'nudges', 'items')['x-kubernetes-validations'], undefined);
+    assert.ok(!JSON.stringify(v1beta2).includes(NUDGE_CONFIG_CEL['missing-gating-group'].rule));
+    assert.deepEqual(v1beta2['x-kubernetes-validations'], [NUDGE_CONFIG_CEL['singleton-name']]);
+    assert.deepEqual(at(v1beta2, 'spec')['x-kubernetes-validations'], [NUDGE_CONFIG_CEL['self-nudge']]);
+  });
+
   it('keeps status conditions a list-map by type with date-time timestamps', () => {
     const conditions = at(schema, 'status', 'conditions');
     assert.equal(conditions['x-kubernetes-list-type'], 'map');
@@ -257,7 +297,12 @@ describe('deploy/crds', () => {
     const second = renderCrdDirectory(CRDS);
     assert.deepEqual([...first], [...second]);
     const text = first.get(crdFileName(NUDGE_CONFIG_CRD)) ?? '';
-    assert.ok(text.startsWith('# Generated from src/schema/nudgeconfig.ts; do not edit.'));
+    assert.ok(
+      text.startsWith(
+        '# Generated from src/schema/nudgeconfig.ts and src/schema/upstream-nudgeconfig.ts; do not edit.',
+      ),
+    );
+    assert.ok(!/[&*]a\d/.test(text), 'shared schema fragments are written out, not as YAML anchors and aliases');
     assert.deepEqual(parse(text), toCustomResourceDefinition(NUDGE_CONFIG_CRD));
   });
 
