@@ -312,7 +312,8 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
+/** The CLI as a process: real streams and arguments, the exit code set on `process`. */
+export async function main(): Promise<void> {
   // An EPIPE from `nudger graph | head` is not an error worth a message.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -325,3 +326,6 @@ if (isMain()) {
   });
   process.exitCode = code;
 }
+
+// Run directly (`node src/cli/main.ts`, `node dist/cli/main.js`) as well as through bin.ts.
+if (isMain()) await main();

@@ -92,9 +92,29 @@ export interface RunningManager {
   readonly healthPort: number;
   readonly metricsPort: number;
   readonly identity: string;
-  /** Resolves when the manager has stopped: after `stop()`, or when leadership was lost. */
+  /** Resolves when the manager has stopped: after `stop()`, when leadership was lost, or on a failure. */
   readonly done: Promise<void>;
+  /** Why the manager stopped by itself, if it failed (the controllers ended with an error). */
+  failure(): unknown;
   stop(): Promise<void>;
+}
+
+export type ManagerServer = 'webhook' | 'health' | 'metrics';
+
+/** A server of the manager could not listen (port taken, not permitted): nothing was left running. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  readonly server: ManagerServer;
+  readonly port: number;
+  readonly code: string | undefined;
+  constructor(server: ManagerServer, port: number, cause: unknown) {
+    const code = (cause as { code?: unknown }).code;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`${server} server cannot listen on port ${String(port)}: ${reason}`, { cause });
+    this.server = server;
+    this.port = port;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
 }
 
 const DEFAULT_WATCH_DOWN_THRESHOLD_MS = 60_000;
@@ -162,11 +182,36 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       ? undefined
       : new HealthServer({ port: options.metricsPort, registry, ...hostOf(options) });
 
+  // Built before anything listens or connects: its constructor refuses inconsistent timings.
+  const elector = options.leaderElect
+    ? new LeaderElector({
+        lock: new KubeLeaseLock(client, options.leaderElectionNamespace, options.leaderElectionId),
+        identity,
+        registry,
+        logger,
+        ...(options.leaseDurationMs === undefined ? {} : { leaseDurationMs: options.leaseDurationMs }),
+        ...(options.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.renewDeadlineMs }),
+        ...(options.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.retryPeriodMs }),
+      })
+    : undefined;
+
+  // Listen first, connect after: a start-up failure must leave nothing running (a watch retrying
+  // or a server listening would keep the process alive after the error was printed).
+  const listening: { stop(): Promise<void> }[] = [];
+  let webhookPort: number;
+  let healthPort: number;
+  let metricsPort: number;
+  try {
+    webhookPort = await listen('webhook', options.webhookPort, webhook, listening);
+    healthPort = await listen('health', options.healthPort, health, listening);
+    metricsPort = metrics === undefined ? healthPort : await listen('metrics', options.metricsPort, metrics, listening);
+  } catch (error) {
+    for (const server of listening.reverse()) await server.stop();
+    client.close();
+    throw error;
+  }
   const stopping = new AbortController();
   const informerRuns = informers.map((informer) => informer.run(stopping.signal));
-  const { port: webhookPort } = await webhook.start();
-  const { port: healthPort } = await health.start();
-  const metricsPort = metrics === undefined ? healthPort : (await metrics.start()).port;
 
   const events = new EventRecorder({ client, component: 'nudger-manager', instance: identity, logger });
   const runControllers = async (leading: AbortSignal): Promise<void> => {
@@ -245,19 +290,19 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     await Promise.all([nudgeRuns.run(leading), staleReferences.start(leading), sweeping, changeGroupsRunning]);
   };
 
-  const leadership = options.leaderElect
-    ? new LeaderElector({
-        lock: new KubeLeaseLock(client, options.leaderElectionNamespace, options.leaderElectionId),
-        identity,
-        registry,
-        logger,
-        ...(options.leaseDurationMs === undefined ? {} : { leaseDurationMs: options.leaseDurationMs }),
-        ...(options.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.renewDeadlineMs }),
-        ...(options.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.retryPeriodMs }),
-      }).run(stopping.signal, {
+  // Controllers that end with an error end the manager (exit non-zero), leader or not: a leader
+  // whose controllers died must not keep renewing the Lease and so block a healthy replica.
+  let failure: unknown;
+  const fail = (error: unknown): void => {
+    if (failure === undefined) failure = error ?? new Error('unknown failure');
+    logger.error({ err: error }, 'manager failed');
+    void stop();
+  };
+  const leadership: Promise<void> = elector
+    ? elector.run(stopping.signal, {
         onStartedLeading: (leading) => {
           logger.info({ identity }, 'became leader; starting controllers');
-          return runControllers(leading);
+          return runControllers(leading).catch(fail);
         },
         onStoppedLeading: () => {
           logger.info({ identity }, 'stopped leading');
@@ -266,10 +311,10 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
           logger.info({ leader }, 'leader observed');
         },
       })
-    : runControllers(stopping.signal);
+    : runControllers(stopping.signal).catch(fail);
 
   let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
+  function stop(): Promise<void> {
     stopped ??= (async () => {
       stopping.abort();
       await leadership.catch((error: unknown) => {
@@ -283,16 +328,35 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       client.close();
     })();
     return stopped;
-  };
+  }
   // Leadership ends only on stop or on loss; on loss the manager shuts down so the process exits.
   const done = leadership.then(
     () => stop(),
     (error: unknown) => {
-      logger.error({ err: error }, 'manager failed');
+      fail(error);
       return stop();
     },
   );
-  return { webhookPort, healthPort, metricsPort, identity, done, stop };
+  return { webhookPort, healthPort, metricsPort, identity, done, failure: () => failure, stop };
+}
+
+/** Starts one server; a listen failure becomes a ListenError naming it (certificate errors pass). */
+async function listen(
+  server: ManagerServer,
+  port: number,
+  target: { start(): Promise<{ port: number }>; stop(): Promise<void> },
+  listening: { stop(): Promise<void> }[],
+): Promise<number> {
+  try {
+    const started = await target.start();
+    listening.push(target);
+    return started.port;
+  } catch (error) {
+    // The server may hold a half-open socket: close it too.
+    await target.stop().catch(() => undefined);
+    if (typeof (error as { syscall?: unknown }).syscall === 'string') throw new ListenError(server, port, error);
+    throw error;
+  }
 }
 
 function changeGroupReconciler(

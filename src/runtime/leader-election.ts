@@ -58,6 +58,49 @@ export class LeaderElectionConfigError extends Error {
   override readonly name = 'LeaderElectionConfigError';
 }
 
+/** client-go's JitterFactor: the renew deadline must outlast a jittered retry period. */
+export const LEADER_ELECTION_JITTER_FACTOR = 1.2;
+
+export interface LeaderElectionTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+/** Which timing breaks client-go's rules, and how; the names are the timings' own. */
+export interface LeaderElectionTimingProblem {
+  readonly timing: keyof LeaderElectionTimings;
+  /** The timing it must exceed, if the problem is an ordering. */
+  readonly than?: keyof LeaderElectionTimings;
+  readonly message: string;
+}
+
+/**
+ * client-go's NewLeaderElector checks: every timing positive, leaseDuration > renewDeadline
+ * (a leader must step down before others may take the lease) and renewDeadline > 1.2 × retryPeriod
+ * (at least one jittered retry fits in the deadline).
+ */
+export function leaderElectionTimingProblem(timings: LeaderElectionTimings): LeaderElectionTimingProblem | undefined {
+  for (const timing of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
+    if (!(timings[timing] > 0)) return { timing, message: `${timing} must be greater than zero` };
+  }
+  if (timings.leaseDurationMs <= timings.renewDeadlineMs) {
+    return {
+      timing: 'leaseDurationMs',
+      than: 'renewDeadlineMs',
+      message: 'leaseDuration must be greater than renewDeadline',
+    };
+  }
+  if (timings.renewDeadlineMs <= LEADER_ELECTION_JITTER_FACTOR * timings.retryPeriodMs) {
+    return {
+      timing: 'renewDeadlineMs',
+      than: 'retryPeriodMs',
+      message: `renewDeadline must be greater than ${String(LEADER_ELECTION_JITTER_FACTOR)} × retryPeriod`,
+    };
+  }
+  return undefined;
+}
+
 /** `2024-05-01T10:00:00.123000Z`: the MicroTime format the API server parses. */
 export function formatMicroTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -151,12 +194,12 @@ export class LeaderElector {
     this.#logger = options.logger ?? silentLogger;
     this.#metrics = options.registry === undefined ? undefined : runtimeMetrics(options.registry);
     if (this.identity === '') throw new LeaderElectionConfigError('leader election identity must not be empty');
-    if (this.#leaseDurationMs <= this.#renewDeadlineMs) {
-      throw new LeaderElectionConfigError('leaseDuration must be greater than renewDeadline');
-    }
-    if (this.#renewDeadlineMs <= 1.2 * this.#retryPeriodMs) {
-      throw new LeaderElectionConfigError('renewDeadline must be greater than 1.2 × retryPeriod');
-    }
+    const problem = leaderElectionTimingProblem({
+      leaseDurationMs: this.#leaseDurationMs,
+      renewDeadlineMs: this.#renewDeadlineMs,
+      retryPeriodMs: this.#retryPeriodMs,
+    });
+    if (problem !== undefined) throw new LeaderElectionConfigError(problem.message);
   }
 
   isLeader(): boolean {

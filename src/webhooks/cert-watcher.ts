@@ -25,10 +25,13 @@ export interface CertificatePair {
 
 export class CertificateLoadError extends Error {
   readonly dir: string;
+  /** What is wrong, without the directory: `cannot read tls.crt/tls.key: ENOENT`. */
+  readonly problem: string;
   constructor(dir: string, problem: string) {
     super(`serving certificate in ${dir}: ${problem}`);
     this.name = 'CertificateLoadError';
     this.dir = dir;
+    this.problem = problem;
   }
 }
 

@@ -1,10 +1,13 @@
 // `nudger manager`: argument handling and process lifetime only; src/manager/manager.ts does the work.
 import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
-import { startManager } from '../../manager/manager.ts';
-import { createLogger } from '../../runtime/logger.ts';
+import { ListenError, startManager, type ManagerServer, type RunningManager } from '../../manager/manager.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createLogger, type Logger } from '../../runtime/logger.ts';
+import { CertificateLoadError } from '../../webhooks/cert-watcher.ts';
 import { defaultGitHubApiUrl, type HostedForge } from '../../adapters/forges/hosted-resolver.ts';
-import { EXIT_OK, UsageError } from '../errors.ts';
+import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
+import { certDirError, preflightManager } from './manager-preflight.ts';
 
 export interface ManagerCommandOptions {
   readonly kubeconfig?: string;
@@ -47,35 +50,34 @@ export function parseGitHubHosts(values: readonly string[]): Map<string, HostedF
   return hosts;
 }
 
+const PORT_FLAGS: Readonly<Record<ManagerServer, string>> = {
+  webhook: '--webhook-port',
+  health: '--health-port',
+  metrics: '--metrics-port',
+};
+
+/**
+ * Exit codes: 2 for any mistake found before or while starting (a UsageError, printed as one line
+ * by the CLI, with nothing left listening or connecting), 1 when the manager failed after it had
+ * started, 0 when it was stopped (signal) or lost leadership (the Deployment restarts it).
+ */
 export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
+  await preflightManager(options);
+  const githubHosts = parseGitHubHosts(options.githubHost);
   const logger = createLogger({ level: options.logLevel, destination: io.stderr });
   const loaded = loadKubeConfig(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig });
   logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
-  const manager = await startManager({
-    kubeConfig: loaded.kubeConfig,
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    leaderElect: options.leaderElect,
-    leaderElectionNamespace: options.leaderElectionNamespace,
-    leaderElectionId: options.leaderElectionId,
-    leaseDurationMs: options.leaderElectLeaseDuration,
-    renewDeadlineMs: options.leaderElectRenewDeadline,
-    retryPeriodMs: options.leaderElectRetryPeriod,
-    webhookPort: options.webhookPort,
-    webhookCertDir: options.webhookCertDir,
-    metricsPort: options.metricsPort,
-    healthPort: options.healthPort,
-    changeGroups: {
-      githubHosts: parseGitHubHosts(options.githubHost),
-      ...(options.gitCacheDir === undefined ? {} : { gitCacheDir: options.gitCacheDir }),
-      pollIntervalMs: options.changegroupPollInterval,
-      link:
-        options.changegroupUrlTemplate === undefined
-          ? { kind: 'kubectl' }
-          : { kind: 'console', urlTemplate: options.changegroupUrlTemplate },
-      bot: { name: options.botName, email: options.botEmail },
-    },
-    logger,
-  });
+  let manager: RunningManager;
+  try {
+    manager = await startManagerFor(options, loaded.kubeConfig, githubHosts, logger);
+  } catch (error) {
+    // The certificate may have changed since the preflight; a port may be taken.
+    if (error instanceof CertificateLoadError) throw certDirError(error);
+    if (error instanceof ListenError) {
+      throw new UsageError(`${PORT_FLAGS[error.server]} ${String(error.port)}: ${listenProblem(error)}`);
+    }
+    throw error;
+  }
   logger.info(
     {
       identity: manager.identity,
@@ -95,6 +97,49 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
   await manager.done;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
+  if (manager.failure() !== undefined) {
+    logger.error('manager stopped after a failure');
+    return EXIT_FINDINGS;
+  }
   logger.info('manager stopped');
   return EXIT_OK;
+}
+
+function listenProblem(error: ListenError): string {
+  if (error.code === 'EADDRINUSE') return 'the port is already in use (EADDRINUSE)';
+  if (error.code === 'EACCES') return 'permission denied: ports below 1024 need privileges (EACCES)';
+  return error.code === undefined ? error.message : `cannot listen (${error.code})`;
+}
+
+function startManagerFor(
+  options: ManagerCommandOptions,
+  kubeConfig: KubeConfig,
+  githubHosts: Map<string, HostedForge>,
+  logger: Logger,
+): Promise<RunningManager> {
+  return startManager({
+    kubeConfig,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    leaderElect: options.leaderElect,
+    leaderElectionNamespace: options.leaderElectionNamespace,
+    leaderElectionId: options.leaderElectionId,
+    leaseDurationMs: options.leaderElectLeaseDuration,
+    renewDeadlineMs: options.leaderElectRenewDeadline,
+    retryPeriodMs: options.leaderElectRetryPeriod,
+    webhookPort: options.webhookPort,
+    webhookCertDir: options.webhookCertDir,
+    metricsPort: options.metricsPort,
+    healthPort: options.healthPort,
+    changeGroups: {
+      githubHosts,
+      ...(options.gitCacheDir === undefined ? {} : { gitCacheDir: options.gitCacheDir }),
+      pollIntervalMs: options.changegroupPollInterval,
+      link:
+        options.changegroupUrlTemplate === undefined
+          ? { kind: 'kubectl' }
+          : { kind: 'console', urlTemplate: options.changegroupUrlTemplate },
+      bot: { name: options.botName, email: options.botEmail },
+    },
+    logger,
+  });
 }
