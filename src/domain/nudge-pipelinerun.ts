@@ -27,6 +27,11 @@ export const PIPELINE_TYPE_LABEL = 'pipelines.appstudio.openshift.io/type';
 export const PAC_EVENT_TYPE_KEY = 'pipelinesascode.tekton.dev/event-type';
 export const PAC_PULL_REQUEST_KEY = 'pipelinesascode.tekton.dev/pull-request';
 export const TARGET_BRANCH_ANNOTATION = 'build.appstudio.redhat.com/target_branch';
+/** The new component model's spelling of the same annotation. */
+export const TARGET_BRANCH_ANNOTATION_V2 = 'build.konflux-ci.dev/target_branch';
+/** Set by Pipelines-as-Code on every run; for a push, both name the pushed branch. */
+export const PAC_BRANCH_KEY = 'pipelinesascode.tekton.dev/branch';
+export const PAC_SOURCE_BRANCH_KEY = 'pipelinesascode.tekton.dev/source-branch';
 /** GitHub merge-queue branches: pushes there are not builds of the branch (integration-service). */
 export const MERGE_QUEUE_BRANCH_PREFIX = 'gh-readonly-queue/';
 /** build-service's push test: these event types, compared case-insensitively. */
@@ -241,12 +246,28 @@ export function buildEventType(view: PipelineRunView): BuildEventType {
   return 'unknown';
 }
 
+const BRANCH_REF_PREFIX = 'refs/heads/';
+
+/**
+ * The branch a build ran for: Konflux's own annotation (old model, then new), else what
+ * Pipelines-as-Code recorded (annotation, then label). PaC may give a full `refs/heads/` ref.
+ */
+function branchOf(view: PipelineRunView): string | undefined {
+  const keys = [TARGET_BRANCH_ANNOTATION, TARGET_BRANCH_ANNOTATION_V2, PAC_BRANCH_KEY, PAC_SOURCE_BRANCH_KEY];
+  for (const key of keys) {
+    const value = (view.annotations[key] ?? view.labels[key])?.trim();
+    if (value === undefined || value === '') continue;
+    return value.startsWith(BRANCH_REF_PREFIX) ? value.slice(BRANCH_REF_PREFIX.length) : value;
+  }
+  return undefined;
+}
+
 /** Reads a build PipelineRun, or undefined when `object` is not a PipelineRun at all. */
 export function readBuildPipelineRun(object: unknown): BuildPipelineRun | undefined {
   const view = readPipelineRun(object);
   if (view === undefined) return undefined;
   const component = view.labels[COMPONENT_LABEL] ?? view.labels[COMPONENT_LABEL_V2];
-  const targetBranch = view.annotations[TARGET_BRANCH_ANNOTATION];
+  const targetBranch = branchOf(view);
   const imageDigest = view.results[IMAGE_DIGEST_RESULT];
   const imageUrl = view.results[IMAGE_URL_RESULT];
   return {

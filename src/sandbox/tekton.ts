@@ -25,6 +25,7 @@ import {
   resolveFileMatch,
   rewriteDigests,
 } from '../domain/digest-rewrite/index.ts';
+import { nudgingComponentFacts } from '../controllers/changegroup/build-verifier.ts';
 import { gitSourceOf, renovateConfigMapSources } from '../controllers/nudged-repository.ts';
 import {
   NUDGE_TYPE_LABEL,
@@ -216,10 +217,10 @@ export class TektonStandIn {
       nudge.nudgingPipeline === undefined
         ? undefined
         : await this.#client.get(PIPELINE_RUNS, namespace, nudge.nudgingPipeline).catch(whenNotFound(undefined));
-    const verified = verifyNudgeBuild(nudge, build);
+    const nudgingComponent = await this.#getComponent(namespace, nudge.nudgingComponent);
+    const verified = verifyNudgeBuild(nudge, build, nudgingComponentFacts(nudgingComponent));
     if (!verified.ok) return finish('failed', nudge.nudgingComponent, [], verified.message);
     const buildAnnotations = build?.metadata?.annotations ?? {};
-    const nudgingComponent = await this.#getComponent(namespace, nudge.nudgingComponent);
     const simpleBranch = nudgingComponent?.metadata?.annotations?.[SIMPLE_BRANCH_ANNOTATION] === 'true';
     const targets: NudgeTargetResult[] = [];
     for (const target of nudge.nudgedComponents) {

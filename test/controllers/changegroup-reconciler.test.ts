@@ -112,7 +112,15 @@ async function setup(prefix: string) {
   components.upsert(component('bundle-x', { source: { git: { url: repo.url, revision: 'main' } } }));
   for (const c of COMPONENTS) {
     components.upsert(
-      component(c, { 'build-nudges-ref': ['bundle-x'] }, { lastPromotedImage: `quay.io/org/${c}@${OLD}` }),
+      component(
+        c,
+        {
+          'build-nudges-ref': ['bundle-x'],
+          containerImage: `quay.io/org/${c}`,
+          source: { git: { url: `https://forge.example/acme/${c}`, revision: 'main' } },
+        },
+        { lastPromotedImage: `quay.io/org/${c}@${OLD}` },
+      ),
     );
   }
   changeGroups.upsert({

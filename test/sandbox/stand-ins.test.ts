@@ -178,7 +178,10 @@ describe('sandbox stand-ins on a real control plane and real git', () => {
       `operand-a.git?rev=${firstA.commit}`,
       "upstream's unanchored last-segment rule",
     );
-    const verified = verifyNudgeBuild(reading.nudge, build);
+    const verified = verifyNudgeBuild(reading.nudge, build, {
+      containerImage: 'quay.io/acme/operand-a',
+      branch: 'main',
+    });
     assert.ok(verified.ok, verified.ok ? '' : verified.message);
     assert.equal(verified.digest, firstA.digest);
     assert.equal(verified.pullSpec, `quay.io/acme/operand-a@${firstA.digest}`);

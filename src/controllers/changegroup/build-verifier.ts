@@ -2,13 +2,49 @@
 // manager caches only nudge runs, not every build) and checked by the pure verifyNudgeBuild.
 // A succeeded build never changes again, so verified builds are remembered; rejections are not,
 // because a build that has not finished yet is rejected now and may verify later.
+// A lookup that fails because of what one nudge says (a name the API server refuses, a build it
+// may not read) rejects that nudge alone; only failures of the API server itself are thrown, so
+// that the reconcile retries.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import { isNotFound } from '../../adapters/kubernetes/errors.ts';
+import { isNotFound, KubeApiError } from '../../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { CollectedBuild, RejectedBuild } from '../../domain/changegroup/state.ts';
-import { verifyNudgeBuild, type VerifiedBuild } from '../../domain/changegroup/verify-build.ts';
+import {
+  buildNameProblem,
+  verifyNudgeBuild,
+  type NudgingComponentFacts,
+  type VerifiedBuild,
+} from '../../domain/changegroup/verify-build.ts';
 import type { NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
+import { gitSourceOf } from '../nudged-repository.ts';
+
+/** The nudging Component as D3 needs it; undefined when it does not exist. */
+export type NudgingComponentOf = (namespace: string, name: string) => NudgingComponentFacts | undefined;
+
+/** D3's facts from a Component object: its image repository and the branch it builds. */
+export function nudgingComponentFacts(
+  component: { readonly spec?: unknown } | undefined,
+): NudgingComponentFacts | undefined {
+  if (component === undefined) return undefined;
+  const spec = component.spec;
+  const image =
+    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).containerImage : undefined;
+  return {
+    ...(typeof image === 'string' ? { containerImage: image } : {}),
+    branch: gitSourceOf(component).revision,
+  };
+}
+
+/**
+ * Answers caused by the request itself, which retrying cannot change: 400 (a name the server
+ * refuses), 403, 404, 422 and other client errors. 408 and 429 are the server asking for patience.
+ */
+function isRefusal(error: unknown): error is KubeApiError {
+  if (!(error instanceof KubeApiError)) return false;
+  const code = error.statusCode;
+  return code >= 400 && code < 500 && code !== 408 && code !== 429;
+}
 
 const DEFAULT_CAPACITY = 10_000;
 
@@ -28,8 +64,14 @@ export class BuildVerifier {
     this.#capacity = capacity;
   }
 
-  async verifyAll(nudges: readonly NudgePipelineRun[], signal: AbortSignal): Promise<VerifiedNudges> {
-    const results = await Promise.all(nudges.map((nudge) => this.verify(nudge, signal)));
+  async verifyAll(
+    nudges: readonly NudgePipelineRun[],
+    componentOf: NudgingComponentOf,
+    signal: AbortSignal,
+  ): Promise<VerifiedNudges> {
+    const results = await Promise.all(
+      nudges.map((nudge) => this.verify(nudge, componentOf(nudge.namespace, nudge.nudgingComponent), signal)),
+    );
     const builds: CollectedBuild[] = [];
     const rejected: RejectedBuild[] = [];
     for (const [index, result] of results.entries()) {
@@ -50,31 +92,41 @@ export class BuildVerifier {
 
   async verify(
     nudge: NudgePipelineRun,
+    component: NudgingComponentFacts | undefined,
     signal: AbortSignal,
   ): Promise<{ ok: true; build: CollectedBuild } | { ok: false; reason: string; message: string }> {
-    const buildName = nudge.nudgingPipeline;
-    const key = `${nudge.namespace}/${buildName ?? ''}`;
-    const remembered = buildName === undefined ? undefined : this.#verified.get(key);
+    const refused = buildNameProblem(nudge);
+    if (refused !== undefined && !refused.ok) return { ok: false, reason: refused.reason, message: refused.message };
+    const buildName = nudge.nudgingPipeline ?? '';
     // The cached verdict only stands for the same claim: a second nudge naming the same build on
-    // behalf of another component must be checked on its own.
-    if (remembered?.component === nudge.nudgingComponent) {
+    // behalf of another component (or after the Component's image or branch changed) is checked
+    // on its own.
+    const key = JSON.stringify([nudge.namespace, buildName, nudge.nudgingComponent, component ?? null]);
+    const remembered = this.#verified.get(key);
+    if (remembered !== undefined) {
       this.#verified.delete(key);
       this.#verified.set(key, remembered);
       return { ok: true, build: remembered };
     }
-    let build: KubeObject | undefined;
-    if (buildName !== undefined) {
-      try {
-        build = await this.#client.get<KubeObject>(PIPELINE_RUNS, nudge.namespace, buildName, signal);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
+    let build: unknown;
+    try {
+      build = await this.#client.get<KubeObject>(PIPELINE_RUNS, nudge.namespace, buildName, signal);
+    } catch (error) {
+      if (isRefusal(error) && !isNotFound(error)) {
+        return {
+          ok: false,
+          reason: 'build-lookup-refused',
+          message: `nudge PipelineRun ${nudge.namespace}/${nudge.pipelineRun.name}: the API server refused to read its build (${String(error.statusCode)} ${error.reason})`,
+        };
       }
+      if (!isNotFound(error)) throw error;
     }
     const verification = verifyNudgeBuild(
       nudge,
-      build === undefined
-        ? undefined
-        : { apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`, kind: PIPELINE_RUNS.kind, ...build },
+      typeof build === 'object' && build !== null
+        ? { apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`, kind: PIPELINE_RUNS.kind, ...build }
+        : build,
+      component,
     );
     if (!verification.ok) return { ok: false, reason: verification.reason, message: verification.message };
     const { ok: _ok, ...verified } = verification;

@@ -22,6 +22,7 @@ import {
   type CollectedBuild,
   type PullRequestBuild,
 } from '../../domain/changegroup/state.ts';
+import type { NudgingComponentFacts } from '../../domain/changegroup/verify-build.ts';
 import { resolveFileMatch, type FileMatchSources } from '../../domain/digest-rewrite/index.ts';
 import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -34,7 +35,7 @@ import { validateChangeGroupManifest } from '../../schema/validator.ts';
 import type { ComponentResource, NudgeConfigResource } from '../nudgeconfig-objects.ts';
 import { gitSourceOf, renovateConfigMapSources } from '../nudged-repository.ts';
 import { redispatchNudge } from '../redispatch.ts';
-import type { BuildVerifier } from './build-verifier.ts';
+import { nudgingComponentFacts, type BuildVerifier } from './build-verifier.ts';
 import type { ChangeGroupMetrics } from './metrics.ts';
 import { heldNudges, nudgingComponentsOf, promotedDigests, RELEASED_TARGETS_ANNOTATION } from './inputs.ts';
 import {
@@ -156,7 +157,7 @@ export class ChangeGroupReconciler implements Reconciler {
       namespace: key.namespace,
       nudgedComponent: spec.nudgedComponent,
     });
-    const verified = await o.builds.verifyAll(nudges, signal);
+    const verified = await o.builds.verifyAll(nudges, this.#componentOf, signal);
     const forge = nudged === undefined ? undefined : await this.#forgeFor(nudged, key, signal);
     const observed: ObservedPullRequest =
       forge === undefined
@@ -256,7 +257,7 @@ export class ChangeGroupReconciler implements Reconciler {
       nudgedComponent: changeGroup.spec.nudgedComponent,
     });
     const pushed = new Set((changeGroup.status?.pullRequest?.pushedBuilds ?? []).map((b) => `${b.name}@${b.digest}`));
-    const { builds } = await this.#options.builds.verifyAll(nudges, signal);
+    const { builds } = await this.#options.builds.verifyAll(nudges, this.#componentOf, signal);
     for (const build of builds) {
       if (pushed.has(`${build.component}@${build.digest}`)) continue;
       await this.#release(
@@ -272,6 +273,9 @@ export class ChangeGroupReconciler implements Reconciler {
     await removeFinalizer(this.#options.client, CHANGE_GROUPS, changeGroup, RELEASE_HELD_NUDGES_FINALIZER, { signal });
     return undefined;
   }
+
+  readonly #componentOf = (namespace: string, name: string): NudgingComponentFacts | undefined =>
+    nudgingComponentFacts(this.#options.components.get(namespace, name));
 
   async #forgeFor(nudged: ComponentResource, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {
     const url = gitSourceOf(nudged).url;

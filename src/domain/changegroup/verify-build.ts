@@ -4,12 +4,14 @@
 // check: a forged run could put anything there.
 import {
   MERGE_QUEUE_BRANCH_PREFIX,
+  TARGET_BRANCH_ANNOTATION,
   readBuildPipelineRun,
   IMAGE_DIGEST_RESULT,
   IMAGE_URL_RESULT,
   type NudgePipelineRun,
 } from '../nudge-pipelinerun.ts';
 import { BUILD_NUDGE_FILES_ANNOTATION } from '../digest-rewrite/file-match.ts';
+import { dns1123SubdomainProblem } from '../names.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 /**
@@ -25,6 +27,10 @@ const MAX_REFERENCE_LENGTH = 512 - '@sha256:'.length - 64;
 
 export const BUILD_REJECTIONS = [
   'no-nudging-pipeline',
+  'invalid-build-name',
+  'build-lookup-refused',
+  'component-not-found',
+  'no-container-image',
   'build-not-found',
   'not-a-pipelinerun',
   'name-mismatch',
@@ -38,6 +44,9 @@ export const BUILD_REJECTIONS = [
   'missing-image-url',
   'invalid-image-url',
   'image-mismatch',
+  'foreign-image',
+  'unknown-branch',
+  'branch-mismatch',
 ] as const;
 export type BuildRejection = (typeof BUILD_REJECTIONS)[number];
 
@@ -53,6 +62,14 @@ export interface VerifiedBuild {
   readonly createdAt?: string;
   /** Its `build-nudge-files` annotation: D6's fileMatch when no Renovate ConfigMap is in force. */
   readonly nudgeFiles?: string;
+}
+
+/** What the nudging Component says a build of it must be; read by the caller from the Component. */
+export interface NudgingComponentFacts {
+  /** `spec.containerImage`: the one repository its builds may push to. */
+  readonly containerImage?: string;
+  /** `spec.source.git.revision`, else the default branch: the one branch its push builds may come from. */
+  readonly branch: string;
 }
 
 export type BuildVerification =
@@ -71,11 +88,37 @@ function reject(reason: BuildRejection, message: string): BuildVerification {
   return { ok: false, reason, message };
 }
 
-/** Verifies the build behind `nudge`; `build` is the PipelineRun it names, or undefined if not found. */
-export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): BuildVerification {
+/**
+ * Why the build name a nudge gives cannot be looked up, or undefined when it can. Asked before any
+ * request: the API server answers 400 to a name that is not an object name, and one forged nudge
+ * must not make every lookup of its ChangeGroup fail.
+ */
+export function buildNameProblem(nudge: NudgePipelineRun): BuildVerification | undefined {
   const nudgeRef = `nudge PipelineRun ${nudge.namespace}/${nudge.pipelineRun.name}`;
   if (nudge.nudgingPipeline === undefined) {
     return reject('no-nudging-pipeline', `${nudgeRef} names no build PipelineRun (nudging-pipeline annotation)`);
+  }
+  const problem = dns1123SubdomainProblem(nudge.nudgingPipeline);
+  if (problem === undefined) return undefined;
+  return reject(
+    'invalid-build-name',
+    `${nudgeRef}: nudging-pipeline ${JSON.stringify(nudge.nudgingPipeline.slice(0, 64))} is not a PipelineRun name (${problem})`,
+  );
+}
+
+/**
+ * Verifies the build behind `nudge`; `build` is the PipelineRun it names, or undefined if not
+ * found; `component` is what the nudging Component says, or undefined when it does not exist.
+ */
+export function verifyNudgeBuild(
+  nudge: NudgePipelineRun,
+  build: unknown,
+  component: NudgingComponentFacts | undefined,
+): BuildVerification {
+  const nudgeRef = `nudge PipelineRun ${nudge.namespace}/${nudge.pipelineRun.name}`;
+  const nameProblem = buildNameProblem(nudge);
+  if (nameProblem !== undefined || nudge.nudgingPipeline === undefined) {
+    return nameProblem ?? reject('no-nudging-pipeline', `${nudgeRef} names no build PipelineRun`);
   }
   const buildRef = `build PipelineRun ${nudge.namespace}/${nudge.nudgingPipeline}`;
   if (build === undefined) return reject('build-not-found', `${buildRef} named by ${nudgeRef} was not found`);
@@ -94,6 +137,18 @@ export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): Build
   if (run.eventType !== 'push') return reject('not-a-push-build', `${buildRef} is not a push build`);
   if (run.targetBranch?.startsWith(MERGE_QUEUE_BRANCH_PREFIX) === true) {
     return reject('merge-queue-build', `${buildRef} built a merge-queue branch, not a pushed branch`);
+  }
+  const componentRef = `Component ${nudge.namespace}/${nudge.nudgingComponent}`;
+  if (component === undefined) return reject('component-not-found', `${componentRef} of ${buildRef} does not exist`);
+  if (run.targetBranch === undefined) {
+    return reject('unknown-branch', `${buildRef} names no branch (${TARGET_BRANCH_ANNOTATION} or Pipelines-as-Code's)`);
+  }
+  // A push to a release branch builds an image too, but it is not what the Component tracks.
+  if (run.targetBranch !== component.branch) {
+    return reject(
+      'branch-mismatch',
+      `${buildRef} was built from another branch than ${component.branch} (${componentRef} spec.source.git.revision)`,
+    );
   }
   if (run.succeeded !== 'True') {
     return reject('not-succeeded', `${buildRef} has not succeeded (Succeeded=${run.succeeded})`);
@@ -116,6 +171,16 @@ export function verifyNudgeBuild(nudge: NudgePipelineRun, build: unknown): Build
   }
   if (nudge.nudgingImage !== undefined && imageRepository(nudge.nudgingImage) !== imageRepository(reference)) {
     return reject('image-mismatch', `${buildRef}: ${IMAGE_URL_RESULT} is not the image ${nudgeRef} announces`);
+  }
+  const containerImage = component.containerImage?.trim() ?? '';
+  if (containerImage === '') return reject('no-container-image', `${componentRef} has no spec.containerImage`);
+  // Whole repositories are compared, so `quay.io/org/a` never accepts `quay.io/org/a-extra`: a
+  // build that pushed elsewhere would be marked Ready while its digest rewrites nothing.
+  if (imageRepository(containerImage) !== imageRepository(reference)) {
+    return reject(
+      'foreign-image',
+      `${buildRef}: ${IMAGE_URL_RESULT} is not in the repository of ${componentRef} (spec.containerImage ${imageRepository(containerImage)})`,
+    );
   }
   const nudgeFiles = view.annotations[BUILD_NUDGE_FILES_ANNOTATION];
   return {

@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { imageRepository, verifyNudgeBuild } from '../../../src/domain/changegroup/verify-build.ts';
+import {
+  imageRepository,
+  verifyNudgeBuild,
+  type BuildVerification,
+  type NudgingComponentFacts,
+} from '../../../src/domain/changegroup/verify-build.ts';
 import { readNudgePipelineRun, type NudgePipelineRun } from '../../../src/domain/nudge-pipelinerun.ts';
 import { buildRun, DIGEST, nudgeRun } from './fixtures.ts';
+
+/** The Component operand-a of the fixtures: where its builds push, and the branch it tracks. */
+const OPERAND_A = { containerImage: 'quay.io/org/operand-a', branch: 'main' } as const;
 
 function heldNudge(overrides: Parameters<typeof nudgeRun>[0] = {}): NudgePipelineRun {
   const reading = readNudgePipelineRun(nudgeRun(overrides));
@@ -12,7 +20,7 @@ function heldNudge(overrides: Parameters<typeof nudgeRun>[0] = {}): NudgePipelin
 
 describe('verifyNudgeBuild (D3)', () => {
   it('accepts a succeeded push build of the nudging component and returns digest and pull spec', () => {
-    const result = verifyNudgeBuild(heldNudge(), buildRun({ digest: DIGEST('3') }));
+    const result = verifyNudgeBuild(heldNudge(), buildRun({ digest: DIGEST('3') }), OPERAND_A);
     assert.deepEqual(result, {
       ok: true,
       component: 'operand-a',
@@ -33,10 +41,10 @@ describe('verifyNudgeBuild (D3)', () => {
       };
       return run;
     };
-    const result = verifyNudgeBuild(heldNudge(), annotated('.*Dockerfile, manifests/.*'));
+    const result = verifyNudgeBuild(heldNudge(), annotated('.*Dockerfile, manifests/.*'), OPERAND_A);
     assert.ok(result.ok);
     assert.equal(result.nudgeFiles, '.*Dockerfile, manifests/.*');
-    const blank = verifyNudgeBuild(heldNudge(), annotated('  '));
+    const blank = verifyNudgeBuild(heldNudge(), annotated('  '), OPERAND_A);
     assert.ok(blank.ok);
     assert.equal('nudgeFiles' in blank, false);
   });
@@ -45,6 +53,7 @@ describe('verifyNudgeBuild (D3)', () => {
     const result = verifyNudgeBuild(
       heldNudge({ image: 'registry.local:5000/org/operand-a:t' }),
       buildRun({ v1beta1: true, url: 'registry.local:5000/org/operand-a:t' }),
+      { ...OPERAND_A, containerImage: 'registry.local:5000/org/operand-a' },
     );
     assert.ok(result.ok);
     assert.equal(result.pullSpec, `registry.local:5000/org/operand-a@${DIGEST('1')}`);
@@ -85,7 +94,7 @@ describe('verifyNudgeBuild (D3)', () => {
   ];
   for (const [what, nudge, build, reason] of rejections) {
     it(`rejects ${what} (${reason})`, () => {
-      const result = verifyNudgeBuild(nudge, build);
+      const result = verifyNudgeBuild(nudge, build, OPERAND_A);
       assert.ok(!result.ok);
       assert.equal(result.reason, reason);
     });
@@ -94,9 +103,70 @@ describe('verifyNudgeBuild (D3)', () => {
   it('never echoes a rejected result value into the message', () => {
     const secret = 'ghp_0123456789abcdefghijklmnopqrstuvwxyz';
     for (const build of [buildRun({ digest: secret }), buildRun({ url: `quay.io/org/x ${secret}` })]) {
-      const result = verifyNudgeBuild(heldNudge(), build);
+      const result = verifyNudgeBuild(heldNudge(), build, OPERAND_A);
       assert.ok(!result.ok);
       assert.ok(!result.message.includes(secret), result.message);
+    }
+  });
+});
+
+describe('verifyNudgeBuild against the nudging Component (D3)', () => {
+  /** A build whose IMAGE_URL is `url`, announced as such by its nudge: only the Component can tell. */
+  const pushedTo = (url: string): BuildVerification =>
+    verifyNudgeBuild(heldNudge({ image: url }), buildRun({ url }), OPERAND_A);
+  const onBranch = (branch: Record<string, string>, facts: NudgingComponentFacts = OPERAND_A): BuildVerification => {
+    const run = buildRun() as { metadata: { annotations: Record<string, string>; labels: Record<string, string> } };
+    delete run.metadata.annotations['build.appstudio.redhat.com/target_branch'];
+    Object.assign(run.metadata.annotations, branch);
+    return verifyNudgeBuild(heldNudge(), run, facts);
+  };
+  const reasonOf = (result: BuildVerification): string => (result.ok ? 'ok' : result.reason);
+
+  it("rejects an IMAGE_URL outside the Component's spec.containerImage repository", () => {
+    assert.equal(reasonOf(pushedTo('quay.io/org/operand-a:abc123')), 'ok');
+    assert.equal(reasonOf(pushedTo('quay.io/org/operand-b:abc123')), 'foreign-image', "another component's image");
+    assert.equal(reasonOf(pushedTo('docker.io/org/operand-a:abc123')), 'foreign-image', 'a foreign registry');
+    assert.equal(reasonOf(pushedTo('quay.io/org/operand-a-extra:abc123')), 'foreign-image', 'anchored, not a prefix');
+    assert.equal(reasonOf(pushedTo('quay.io/org/operand-a/sub:abc123')), 'foreign-image', 'anchored, not a prefix');
+    const tagged = verifyNudgeBuild(heldNudge(), buildRun(), {
+      ...OPERAND_A,
+      containerImage: 'quay.io/org/operand-a:latest',
+    });
+    assert.equal(reasonOf(tagged), 'ok', 'a tag on spec.containerImage is not part of the repository');
+  });
+
+  it('rejects a nudge whose Component is gone or has no spec.containerImage', () => {
+    assert.equal(reasonOf(verifyNudgeBuild(heldNudge(), buildRun(), undefined)), 'component-not-found');
+    assert.equal(reasonOf(verifyNudgeBuild(heldNudge(), buildRun(), { branch: 'main' })), 'no-container-image');
+  });
+
+  it("rejects a push build of another branch than the Component's revision", () => {
+    assert.equal(reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'main' })), 'ok');
+    assert.equal(reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'release-1.2' })), 'branch-mismatch');
+    assert.equal(reasonOf(onBranch({ 'build.konflux-ci.dev/target_branch': 'release-1.2' })), 'branch-mismatch');
+    assert.equal(reasonOf(onBranch({ 'pipelinesascode.tekton.dev/branch': 'refs/heads/main' })), 'ok', 'PaC full ref');
+    assert.equal(
+      reasonOf(onBranch({ 'pipelinesascode.tekton.dev/source-branch': 'refs/heads/feature' })),
+      'branch-mismatch',
+    );
+    assert.equal(
+      reasonOf(
+        onBranch(
+          { 'build.appstudio.redhat.com/target_branch': 'release-1.2' },
+          { ...OPERAND_A, branch: 'release-1.2' },
+        ),
+      ),
+      'ok',
+    );
+    assert.equal(reasonOf(onBranch({})), 'unknown-branch');
+  });
+
+  it('rejects a nudging-pipeline that is not a PipelineRun name, quoting at most 64 characters of it', () => {
+    for (const pipeline of ['run%2fx', 'a/b', 'Upper', 'x'.repeat(300), '-lead', 'with space']) {
+      const result = verifyNudgeBuild(heldNudge({ pipeline }), buildRun(), OPERAND_A);
+      assert.ok(!result.ok);
+      assert.equal(result.reason, 'invalid-build-name');
+      assert.ok(!result.message.includes('x'.repeat(65)), result.message);
     }
   });
 });
