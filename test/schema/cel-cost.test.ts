@@ -66,6 +66,15 @@ describe('static CEL cost (model of the API server estimate)', () => {
     assert.ok(estimateRuleCost(UNIQUENESS_RULE, specWithMaxItems(646)) > STATIC_ESTIMATED_COST_LIMIT);
   });
 
+  it('keeps the v1beta2 version (360 entries, no per-entry rule) below the limits too', () => {
+    const v1beta2 = openApiSchemaOf(toCustomResourceDefinition(NUDGE_CONFIG_CRD), 'v1beta2');
+    const costs = estimateCrdRuleCosts(v1beta2).map(({ path, cost, cardinality }) => [path, cost, cardinality]);
+    assert.deepEqual(costs, [
+      ['<root>', 5, 1],
+      ['spec', 5_046, 1],
+    ]);
+  });
+
   it('grows linearly for the per-item rule and the self-nudge rule', () => {
     assert.equal(estimateRuleCost(NUDGE_CONFIG_CEL['self-nudge'].rule, specWithMaxItems(10_000)), 140_006);
   });

@@ -17,6 +17,10 @@ import {
 const generated = openApiSchemaOf(
   parse(await readFile(new URL(`../../deploy/crds/${crdFileName(NUDGE_CONFIG_CRD)}`, import.meta.url), 'utf8')),
 );
+const generatedV1beta2 = openApiSchemaOf(
+  parse(await readFile(new URL(`../../deploy/crds/${crdFileName(NUDGE_CONFIG_CRD)}`, import.meta.url), 'utf8')),
+  'v1beta2',
+);
 const upstream = openApiSchemaOf(
   parse(await readFile(new URL('fixtures/upstream-v1beta2-nudgeconfig-rules.yaml', import.meta.url), 'utf8')),
 );
@@ -237,5 +241,57 @@ describe('upstream integration-service v1beta2 CRD, by comparison', () => {
     assert.equal(findListMapDuplicates(generated, duplicate).length, 1);
     // validated without gatingGroup passes upstream: Phase 1 reserves the field without a rule.
     assert.deepEqual(evaluateCelRules(upstream, nudgeConfig([{ from: 'a', to: 'b', mode: 'validated' }])), []);
+  });
+});
+
+describe('konflux-ci.dev/v1beta2 CEL rules (generated CRD, real CEL evaluator)', () => {
+  /** A tenant's NudgeConfig as integration-service users write it: validated entries before Phase 2. */
+  const tenant = (nudges: Entry[], name = 'nudge-config'): Record<string, unknown> => ({
+    ...nudgeConfig(nudges, name),
+    apiVersion: 'konflux-ci.dev/v1beta2',
+  });
+
+  it('declares the singleton and self-nudge rules, and nothing per entry', () => {
+    const found = collectCelRules(generatedV1beta2).map(({ path, rule }) => [path, rule.rule]);
+    assert.deepEqual(found, [
+      ['<root>', NUDGE_CONFIG_CEL['singleton-name'].rule],
+      ['spec', NUDGE_CONFIG_CEL['self-nudge'].rule],
+    ]);
+  });
+
+  it('accepts validated entries without a gatingGroup, which the v1alpha1 schema rejects', () => {
+    const object = tenant([
+      { from: 'payments-api', to: 'payments-bundle', mode: 'validated' },
+      { from: 'payments-ui', to: 'payments-bundle', mode: 'validated', gatingGroup: '' },
+      { from: 'payments-db', to: 'payments-bundle' },
+    ]);
+    assert.deepEqual(evaluateCelRules(generatedV1beta2, object), []);
+    assert.deepEqual(evaluateCelRules(generatedV1beta2, object, { defaults: false }), []);
+    assert.deepEqual(violated(evaluateCelRules(generated, { ...object, apiVersion: 'konflux-ci.dev/v1alpha1' })), [
+      ['spec.nudges[0]', 'missing-gating-group'],
+      ['spec.nudges[1]', 'missing-gating-group'],
+    ]);
+  });
+
+  it('rejects a self-nudge and any name but nudge-config, as v1alpha1 does', () => {
+    const object = tenant([{ from: 'payments-api', to: 'payments-api' }], 'payments-nudges');
+    assert.deepEqual(violated(evaluateCelRules(generatedV1beta2, object)), [
+      ['<root>', 'singleton-name'],
+      ['spec', 'self-nudge'],
+    ]);
+  });
+
+  it('refuses a repeated (from, to) pair by the list-map key, as upstream does with exists_one', () => {
+    const object = tenant([
+      { from: 'payments-api', to: 'payments-bundle' },
+      { from: 'payments-api', to: 'payments-bundle', mode: 'validated' },
+    ]);
+    assert.deepEqual(findListMapDuplicates(generatedV1beta2, object), [
+      { path: 'spec.nudges[1]', key: { from: 'payments-api', to: 'payments-bundle' } },
+    ]);
+    assert.deepEqual(
+      evaluateCelRules(upstream, object).map((v) => v.path),
+      ['spec'],
+    );
   });
 });
