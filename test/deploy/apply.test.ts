@@ -34,11 +34,12 @@ function asList(objects: readonly (KubeObject | Record<string, unknown>)[]): str
 
 /**
  * What the manager's ServiceAccount must be allowed (true) or refused (false), as verb,
- * `group/resource[/subresource]` (`core` for the core group) and namespace ('' = cluster scope).
+ * `group/resource[/subresource]` (`core` for the core group), namespace ('' = cluster scope) and,
+ * optionally, the object's name.
  * Asked of the API server's RBAC authorizer by SubjectAccessReview, which, unlike `kubectl auth
  * can-i`, needs no discovery, so it covers resources whose CRDs this control plane lacks.
  */
-const ACCESS_EXPECTATIONS: readonly (readonly [string, string, string, boolean])[] = [
+const ACCESS_EXPECTATIONS: readonly (readonly [string, string, string, boolean, string?])[] = [
   ['watch', 'appstudio.redhat.com/components', 'tenant-a', true],
   ['update', 'appstudio.redhat.com/components', 'tenant-a', false],
   ['patch', 'appstudio.redhat.com/changegroups', 'tenant-a', true],
@@ -53,13 +54,19 @@ const ACCESS_EXPECTATIONS: readonly (readonly [string, string, string, boolean])
   ['patch', 'tekton.dev/pipelineruns', 'tenant-a', true],
   ['create', 'tekton.dev/pipelineruns', 'tenant-a', true],
   ['delete', 'tekton.dev/pipelineruns', 'tenant-a', false],
-  ['get', 'core/secrets', 'tenant-a', true],
+  ['list', 'core/secrets', 'tenant-a', true],
+  ['get', 'core/secrets', 'tenant-a', false],
+  ['watch', 'core/secrets', 'tenant-a', false],
   ['create', 'core/secrets', 'tenant-a', false],
   ['create', 'core/events', 'tenant-a', true],
   ['create', 'events.k8s.io/events', 'tenant-a', true],
   ['get', 'core/configmaps', 'tenant-a', true],
   ['list', 'core/configmaps', 'tenant-a', false],
-  ['update', 'coordination.k8s.io/leases', 'nudger-system', true],
+  ['update', 'coordination.k8s.io/leases', 'nudger-system', true, 'nudger-manager-leader'],
+  ['get', 'coordination.k8s.io/leases', 'nudger-system', true, 'nudger-manager-leader'],
+  ['update', 'coordination.k8s.io/leases', 'nudger-system', false, 'another-controllers-lease'],
+  ['get', 'coordination.k8s.io/leases', 'nudger-system', false, 'another-controllers-lease'],
+  ['list', 'coordination.k8s.io/leases', 'nudger-system', false],
   ['create', 'coordination.k8s.io/leases', 'nudger-system', true],
   ['delete', 'coordination.k8s.io/leases', 'nudger-system', false],
   ['update', 'coordination.k8s.io/leases', 'tenant-a', false],
@@ -67,7 +74,7 @@ const ACCESS_EXPECTATIONS: readonly (readonly [string, string, string, boolean])
 ];
 
 /** A SubjectAccessReview for the manager's ServiceAccount, with the groups its token carries. */
-function accessReview(verb: string, target: string, namespace: string): Record<string, unknown> {
+function accessReview(verb: string, target: string, namespace: string, name?: string): Record<string, unknown> {
   const [group = '', resource = '', subresource] = target.split('/');
   return {
     apiVersion: 'authorization.k8s.io/v1',
@@ -81,6 +88,7 @@ function accessReview(verb: string, target: string, namespace: string): Record<s
         resource,
         ...(subresource === undefined ? {} : { subresource }),
         ...(namespace === '' ? {} : { namespace }),
+        ...(name === undefined ? {} : { name }),
       },
     },
   };
@@ -153,20 +161,22 @@ describe('deploy/default on a real kube-apiserver v1.20', () => {
   });
 
   it("authorizes the manager's ServiceAccount for exactly what it needs", () => {
-    const reviews = ACCESS_EXPECTATIONS.map(([verb, target, namespace]) => accessReview(verb, target, namespace));
+    const reviews = ACCESS_EXPECTATIONS.map(([verb, target, namespace, , name]) =>
+      accessReview(verb, target, namespace, name),
+    );
     // One line per review, in input order (kubectl prints each created object on its own).
     const result = kubectl(['create', '-o', 'jsonpath={.status.allowed}{"\\n"}', '-f', '-'], asList(reviews));
     assert.equal(result.status, 0, result.stderr);
     const answers = result.stdout.trim().split('\n');
     assert.equal(answers.length, ACCESS_EXPECTATIONS.length, result.stdout);
-    const wrong = ACCESS_EXPECTATIONS.flatMap(([verb, target, namespace, expected], i) => {
+    const wrong = ACCESS_EXPECTATIONS.flatMap(([verb, target, namespace, expected, name], i) => {
       assert.ok(
         answers[i] === 'true' || answers[i] === 'false',
         `review ${String(i)} answered '${String(answers[i])}'`,
       );
       return (answers[i] === 'true') === expected
         ? []
-        : [`${verb} ${target} in '${namespace}': expected allowed=${String(expected)}`];
+        : [`${verb} ${target} ${name ?? ''} in '${namespace}': expected allowed=${String(expected)}`];
     });
     assert.deepEqual(wrong, []);
   });

@@ -76,7 +76,7 @@ const EXPECTED_CLUSTER_PERMISSIONS: Readonly<Record<string, readonly string[]>> 
   'konflux-ci.dev/nudgeconfigs/status': ['get', 'patch', 'update'],
   'tekton.dev/pipelineruns': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'core/configmaps': ['get'],
-  'core/secrets': ['get', 'list'],
+  'core/secrets': ['list'],
   'core/events': ['create', 'patch'],
   'events.k8s.io/events': ['create', 'patch'],
 };
@@ -211,7 +211,7 @@ describe('deploy/default rendered by kubectl 1.20', () => {
   });
 
   it('renders each base on its own, and the samples', () => {
-    for (const base of ['crds', 'rbac', 'manager', 'webhook', 'samples']) {
+    for (const base of ['crds', 'identity', 'rbac', 'manager', 'webhook', 'samples', 'namespaced']) {
       assert.ok(kustomize(base).length > 0, `deploy/${base} renders nothing`);
     }
   });
@@ -276,6 +276,20 @@ describe('deploy/default rendered by kubectl 1.20', () => {
       const role = find(rendered, 'Role', 'nudger-leader-election-role');
       assert.equal(role.metadata.namespace, NAMESPACE);
       assert.deepEqual(permissionsOf(role), EXPECTED_LEADER_ELECTION_PERMISSIONS);
+    });
+
+    it("limits get and update to the manager's own Lease; create, which resourceNames cannot limit, apart", async () => {
+      const role = find(rendered, 'Role', 'nudger-leader-election-role');
+      const leaseName = await managerFlagDefault('--leader-election-id');
+      assert.ok(!stringsAt(container, 'args').some((arg) => arg.startsWith('--leader-election-id')));
+      const rules = listAt(role, 'rules').map((rule) => ({
+        verbs: stringsAt(rule, 'verbs'),
+        names: fieldIfPresent(rule, 'resourceNames'),
+      }));
+      assert.deepEqual(rules, [
+        { verbs: ['get', 'update'], names: [leaseName] },
+        { verbs: ['create'], names: undefined },
+      ]);
     });
 
     it('binds both roles to the ServiceAccount the Deployment runs as', () => {
@@ -501,6 +515,75 @@ describe('deploy/default rendered by kubectl 1.20', () => {
         assert.equal(typeof resources.memory, 'string', `${kind}.memory`);
       }
     });
+  });
+});
+
+/** The default of a `nudger manager` flag, as the command itself declares it. */
+async function managerFlagDefault(flag: string): Promise<unknown> {
+  const { buildProgram } = await import('../../src/cli/main.ts');
+  const program = buildProgram({} as Parameters<typeof buildProgram>[0], () => undefined);
+  const manager = only(
+    program.commands.filter((c) => c.name() === 'manager'),
+    'manager command',
+  );
+  const option = only(
+    manager.options.filter((o) => o.long === flag),
+    flag,
+  );
+  return option.defaultValue;
+}
+
+describe('deploy/namespaced: one watched namespace, no cluster-wide grant', () => {
+  const rendered = kustomize('namespaced');
+  const byDefault = kustomize('default');
+  const role = find(rendered, 'Role', 'nudger-manager-role');
+  const watched = role.metadata.namespace;
+
+  it('holds what deploy/default holds, with a Role and RoleBinding instead of the cluster ones', () => {
+    assert.ok(watched !== undefined && watched !== NAMESPACE, `Role in ${String(watched)}`);
+    const swapped = (key: string): string =>
+      key.replace(/^ClusterRole\//, `Role/${watched}/`).replace(/^ClusterRoleBinding\//, `RoleBinding/${watched}/`);
+    assert.deepEqual(rendered.map(objectKey).sort(), byDefault.map(objectKey).map(swapped).sort());
+    assert.deepEqual(
+      rendered.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').map(objectKey),
+      [],
+    );
+  });
+
+  it('grants in the watched namespace exactly what the ClusterRole grants everywhere', () => {
+    assert.deepEqual(permissionsOf(role), permissionsOf(find(byDefault, 'ClusterRole', 'nudger-manager-role')));
+    const binding = find(rendered, 'RoleBinding', 'nudger-manager-rolebinding');
+    assert.equal(binding.metadata.namespace, watched);
+    assert.deepEqual(field(binding, 'roleRef'), {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'nudger-manager-role',
+    });
+    assert.deepEqual(listAt(binding, 'subjects'), [
+      { kind: 'ServiceAccount', name: SERVICE_ACCOUNT, namespace: NAMESPACE },
+    ]);
+  });
+
+  it('runs the manager with --namespace set to the Role namespace', () => {
+    const args = stringsAt(managerContainer(find(rendered, 'Deployment', 'nudger-manager')), 'args');
+    assert.deepEqual(
+      args.filter((arg) => arg.startsWith('--namespace')),
+      [`--namespace=${String(watched)}`],
+    );
+  });
+
+  it('has the API server call every webhook for the watched namespace only', () => {
+    const webhooks = rendered
+      .filter((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration')
+      .flatMap((o) => listAt(o, 'webhooks'));
+    assert.ok(webhooks.length >= 3);
+    for (const webhook of webhooks) {
+      assert.deepEqual(
+        field(webhook, 'namespaceSelector'),
+        { matchLabels: { 'kubernetes.io/metadata.name': watched } },
+        String(field(webhook, 'name')),
+      );
+    }
   });
 });
 
