@@ -13,8 +13,20 @@ export class ForgeError extends Error {
   /** HTTP-like status: 404 not found, 409 conflict, 422 invalid (GitHub's codes, used by every forge). */
   readonly status: number | undefined;
   readonly reason: string;
+  /**
+   * Set when no HTTP answer came back at all: what went wrong on the way (`ECONNREFUSED`,
+   * `ENOTFOUND`, `CERT_HAS_EXPIRED`, `timeout`, ...), and the `host:port` it was trying to reach.
+   */
+  readonly transport: { readonly code: string; readonly host: string } | undefined;
 
-  constructor(init: { forge: string; operation: string; repo: string; status?: number; reason: string }) {
+  constructor(init: {
+    forge: string;
+    operation: string;
+    repo: string;
+    status?: number;
+    reason: string;
+    transport?: { code: string; host: string };
+  }) {
     const status = init.status === undefined ? '' : ` (${String(init.status)})`;
     super(`${init.forge} ${init.operation} ${init.repo}: ${init.reason}${status}`);
     this.forge = init.forge;
@@ -22,6 +34,7 @@ export class ForgeError extends Error {
     this.repo = init.repo;
     this.status = init.status;
     this.reason = init.reason;
+    this.transport = init.transport;
   }
 }
 

@@ -51,6 +51,7 @@ describe('GitHub provider parts', () => {
             operation: 'getPullRequest',
             repo: 'acme/bundle',
             credentials,
+            endpoint: 'api.github.com:443',
           });
           assert.equal(error.status, status);
           assert.equal(error.cause, undefined);
@@ -65,7 +66,12 @@ describe('GitHub provider parts', () => {
 
   it('gives GraphQL errors the status REST would have used', () => {
     const credentials = new Credentials({ token: 'ghs_graphqlToken012345' });
-    const context = { operation: 'markReadyForReview', repo: 'acme/bundle', credentials };
+    const context = {
+      operation: 'markReadyForReview',
+      repo: 'acme/bundle',
+      credentials,
+      endpoint: 'api.github.com:443',
+    };
     const graphqlError = (type: string) =>
       new GraphqlResponseError(
         { method: 'POST', url: '/graphql', headers: { authorization: 'token ghs_graphqlToken012345' } },

@@ -15,6 +15,70 @@ export interface FailureContext {
   /** `owner/name`. */
   readonly repo: string;
   readonly credentials: Credentials;
+  /** `host:port` of the API, named when the connection itself fails. */
+  readonly endpoint: string;
+}
+
+/** `https://api.github.com` → `api.github.com:443`: where a refused connection was going. */
+export function endpointOf(apiUrl: string): string {
+  try {
+    const url = new URL(apiUrl);
+    const port = url.port !== '' ? url.port : url.protocol === 'http:' ? '80' : '443';
+    return `${url.hostname}:${port}`;
+  } catch {
+    return apiUrl;
+  }
+}
+
+/** The `code` of the first error in a cause chain that has one: undici wraps the socket's error. */
+function transportCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/;
+
+/** What happened, in words, for a request that got no HTTP answer. */
+function transportReason(code: string | undefined, endpoint: string): string {
+  const host = endpoint.replace(/:\d+$/, '');
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused to ${endpoint}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `host ${host} could not be resolved (DNS ${code})`;
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return `connection to ${endpoint} was reset (${code})`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `connection to ${endpoint} timed out (${code})`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${endpoint} is unreachable (${code})`;
+    case undefined:
+      return `no answer from ${endpoint}`;
+    default:
+      return TLS_CODE.test(code)
+        ? `TLS failure talking to ${endpoint} (${code})`
+        : `request to ${endpoint} failed (${code})`;
+  }
+}
+
+/** Octokit reports a request that never got an answer as status 500 without a response. */
+function isTransportFailure(error: unknown, status: number | undefined): boolean {
+  return (
+    status === 500 &&
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { response?: unknown }).response === undefined
+  );
 }
 
 export function toForgeError(error: unknown, context: FailureContext): ForgeError {
@@ -27,9 +91,23 @@ export function toForgeError(error: unknown, context: FailureContext): ForgeErro
       ...(status === undefined ? {} : { status }),
       reason: oneLine(context.credentials.redact(reason)),
     });
-  if (error instanceof GitHubTimeoutError) return build(undefined, `GitHub did not answer: ${error.message}`);
+  const unanswered = (code: string, reason: string): ForgeError =>
+    new ForgeError({
+      forge: FORGE,
+      operation: context.operation,
+      repo: context.repo,
+      reason: oneLine(context.credentials.redact(reason)),
+      transport: { code, host: context.endpoint },
+    });
+  if (error instanceof GitHubTimeoutError) {
+    return unanswered('timeout', `${context.endpoint} did not answer: ${error.message}`);
+  }
   if (error instanceof GraphqlResponseError) return build(graphqlStatus(error.errors), graphqlReason(error.errors));
   const status = httpStatus(error);
+  if (isTransportFailure(error, status)) {
+    const code = transportCode(error);
+    return unanswered(code ?? 'unknown', transportReason(code, context.endpoint));
+  }
   if (status !== undefined) return build(status, restReason(error, status));
   const message = error instanceof Error ? error.message : String(error);
   return build(undefined, `request failed: ${message}`);

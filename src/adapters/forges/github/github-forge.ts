@@ -12,7 +12,7 @@ import type {
   PullRequestUpdate,
 } from '../types.ts';
 import { createGitHubClients, type GitHubClients, type GitHubRetryOptions } from './client.ts';
-import { FORGE, malformedResponse, toForgeError, type FailureContext } from './errors.ts';
+import { endpointOf, FORGE, malformedResponse, toForgeError, type FailureContext } from './errors.ts';
 import {
   parseCommitList,
   parseDraftMutation,
@@ -183,7 +183,12 @@ export class GitHubForge implements ForgeProvider {
   }
 
   #context(operation: string, repo: RepositoryRef): FailureContext {
-    return { operation, repo: `${repo.owner}/${repo.name}`, credentials: this.credentials };
+    return {
+      operation,
+      repo: `${repo.owner}/${repo.name}`,
+      credentials: this.credentials,
+      endpoint: endpointOf(this.#clients.apiUrl),
+    };
   }
 }
 
