@@ -23,8 +23,11 @@ export async function startTestManager(
     logLevel = 'warn',
     logDestination,
     changeGroups,
+    namespace,
   }: {
     logLevel?: string;
+    /** Watch this namespace only (`nudger manager --namespace`). */
+    namespace?: string;
     /** Where the manager's JSON log lines go; default stdout. */
     logDestination?: DestinationStream;
     changeGroups?: ChangeGroupControllerOptions;
@@ -47,6 +50,7 @@ export async function startTestManager(
     metricsPort: 0,
     logger: createLogger({ level: logLevel, ...(logDestination === undefined ? {} : { destination: logDestination }) }),
     ...(changeGroups === undefined ? {} : { changeGroups }),
+    ...(namespace === undefined ? {} : { namespace }),
   });
   return {
     ...running,
