@@ -134,6 +134,8 @@ export const RULE_IDS = [
   'multiple-nudgeconfigs',
   'unknown-component',
   'unknown-field',
+  /** A kind nudger reads (Component, NudgeConfig, ChangeGroup) in an apiVersion it does not know. */
+  'unknown-api-version',
   /** A field with the wrong type or a missing required field (`from`/`to`). */
   'invalid-field',
 ] as const;

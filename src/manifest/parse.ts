@@ -14,7 +14,11 @@ import {
 } from '../domain/model.ts';
 import { BUILD_NUDGES_REF, COMPONENT_API_VERSION, COMPONENT_KIND } from '../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../schema/nudgeconfig.ts';
-import { UPSTREAM_NUDGE_CONFIG_API_VERSION } from '../schema/upstream-nudgeconfig.ts';
+import { unknownApiVersion } from '../schema/api-versions.ts';
+import {
+  UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION,
+  UPSTREAM_NUDGE_CONFIG_API_VERSION,
+} from '../schema/upstream-nudgeconfig.ts';
 import { validateComponentManifest, validateNudgeConfigManifest, type SchemaProblem } from '../schema/validator.ts';
 import { isRecord, objectsOf, type RawObject } from './objects.ts';
 import { parseDocuments } from './documents.ts';
@@ -29,6 +33,7 @@ export interface ManifestFile {
 const NUDGE_CONFIG_FLAVOURS: Readonly<Record<string, NudgeConfigFlavour>> = {
   [NUDGE_CONFIG_API_VERSION]: 'nudger',
   [UPSTREAM_NUDGE_CONFIG_API_VERSION]: 'upstream-v1beta2',
+  [UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION]: 'upstream-konflux-v1beta2',
 };
 
 /**
@@ -121,7 +126,22 @@ class ManifestReader {
         at: [],
         message: 'apiVersion: required field is missing',
       });
+    } else {
+      this.reportUnknownVersion(raw, kind, apiVersion);
     }
+  }
+
+  /** A kind nudger reads, in its group, in a version it does not: skipped, but never in silence. */
+  private reportUnknownVersion(raw: RawObject, kind: unknown, apiVersion: unknown): void {
+    const known = unknownApiVersion(kind, apiVersion);
+    if (known === undefined || typeof kind !== 'string') return;
+    this.report(raw, refOf(raw.value, kind), {
+      rule: 'unknown-api-version',
+      severity: 'warning',
+      path: ['apiVersion'],
+      at: ['apiVersion'],
+      message: `apiVersion ${JSON.stringify(apiVersion)}: not a version nudger reads (it reads ${known.join(', ')}); the object is skipped, so its nudges are neither checked nor followed`,
+    });
   }
 
   private readComponent(raw: RawObject): void {

@@ -99,7 +99,6 @@ describe('parseManifestSet: good inputs', () => {
   it('ignores other kinds, other API versions and documents that are not objects', () => {
     const text = [
       'apiVersion: v1\nkind: Service\nmetadata: {name: s}',
-      'apiVersion: konflux-ci.dev/v1alpha1\nkind: Component\nmetadata: {name: new-model}',
       'apiVersion: example.com/v1\nkind: NudgeConfig\nmetadata: {name: other}',
       'apiVersion: toString\nkind: NudgeConfig\nmetadata: {name: other}',
       '- just\n- a list',
@@ -108,6 +107,15 @@ describe('parseManifestSet: good inputs', () => {
       '# only a comment',
     ].join('\n---\n');
     assert.deepEqual(parse(text), { components: [], nudgeConfigs: [], issues: [] });
+  });
+
+  it('reports, and skips, a kind it reads in its own group but an unknown version (issue 8)', () => {
+    const set = parse('apiVersion: konflux-ci.dev/v1alpha1\nkind: Component\nmetadata: {name: new-model}');
+    assert.deepEqual([set.components, set.nudgeConfigs], [[], []]);
+    assert.deepEqual(
+      set.issues.map((i) => [i.rule, i.severity, i.location.line]),
+      [['unknown-api-version', 'warning', 1]],
+    );
   });
 
   it('copes with a BOM, a %YAML directive, anchors, merge keys and CRLF line ends', () => {
