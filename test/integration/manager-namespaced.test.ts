@@ -75,7 +75,7 @@ before(async () => {
   for (const name of [watched, OTHER]) {
     await admin.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
-  await admin.create(ROLES, role as unknown as KubeObject);
+  await admin.create(ROLES, role);
   // The shipped binding names the in-cluster ServiceAccount; the test identity stands in for it.
   await admin.create(ROLE_BINDINGS, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
