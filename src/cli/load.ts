@@ -1,6 +1,7 @@
 // Paths on the command line -> the domain's ManifestSet. I/O lives in the fs adapter; parsing is pure.
 import { readManifestFiles } from '../adapters/fs/read-inputs.ts';
 import type { ManifestSet } from '../domain/model.ts';
+import { placeByKustomize } from '../manifest/kustomize-placement.ts';
 import { parseManifestSet } from '../manifest/parse.ts';
 import type { CliIo } from './io.ts';
 
@@ -17,7 +18,8 @@ export async function loadManifests(
     stdin: io.stdin,
     ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
   });
-  return parseManifestSet(files);
+  // Namespaces as kustomize would set them, so that tenants of one tree never share a graph.
+  return placeByKustomize(parseManifestSet(files), files);
 }
 
 /** `--max-file-size 64Mi`, `10MB`, `1048576`: a human size to bytes. */

@@ -58,7 +58,7 @@ function field(value: unknown, key: string): unknown {
 
 export function classifyDocument(value: unknown, file: string, locate: Locator): DocRole {
   if (isKustomizationPath(file)) {
-    return isPlainObject(value) ? { kind: 'kustomization', resources: value.resources } : { kind: 'other' };
+    return isPlainObject(value) ? { kind: 'kustomization', resources: value.resources, value } : { kind: 'other' };
   }
   if (!isPlainObject(value)) return { kind: 'other' };
   const { apiVersion, kind } = value;

@@ -31,7 +31,7 @@ export type DocRole =
       readonly name: string | undefined;
       readonly entries: readonly MigrationEntry[];
     }
-  | { readonly kind: 'kustomization'; readonly resources: unknown }
+  | { readonly kind: 'kustomization'; readonly resources: unknown; readonly value: unknown }
   | { readonly kind: 'other' };
 
 export type DocOp =

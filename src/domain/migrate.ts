@@ -35,6 +35,7 @@ import {
   normalizePath,
 } from './migrate-classify.ts';
 import { MigrationError } from './migrate-error.ts';
+import { SharedTargets, namespaceSetter, placeDocuments } from './migrate-namespaces.ts';
 import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
 import {
   NUDGER_NUDGE_CONFIG_API_VERSION,
@@ -55,7 +56,7 @@ import {
   type YamlSource,
 } from './migrate-yaml.ts';
 
-export { MigrationError } from './migrate-error.ts';
+export { MigrationError, UnsafeMigrationError } from './migrate-error.ts';
 
 export interface SourceFile {
   readonly path: string;
@@ -161,7 +162,9 @@ class Plan {
     if (byIndex === undefined) this.ops.set(doc.path, (byIndex = new Map<number, DocOp[]>()));
     const list = byIndex.get(doc.index);
     if (list === undefined) byIndex.set(doc.index, [op]);
-    else list.push(op);
+    // A document kustomize builds into several namespaces is planned once per namespace; its
+    // file is edited once (SharedTargets refuses differing edits).
+    else if (!list.some((existing) => JSON.stringify(existing) === JSON.stringify(op))) list.push(op);
   }
 
   render(file: LoadedFile): string {
@@ -186,7 +189,9 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     .map(loadFile)
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const byPath = new Map(loaded.map((file) => [file.path, file]));
-  const documents = loaded.flatMap((file) => file.documents).sort(byPathThenIndex);
+  // Each Component and NudgeConfig in the namespace kustomize gives it, once per namespace;
+  // refuses (UnsafeMigrationError) what cannot be migrated without mixing tenants or losing edges.
+  const documents = placeDocuments(files, loaded.flatMap((file) => file.documents).sort(byPathThenIndex));
   const components = documents.filter((doc): doc is ComponentDoc => doc.role.kind === 'component');
   const nudgeConfigs = documents.filter((doc): doc is NudgeConfigDoc => doc.role.kind === 'nudge-config');
   const kustomizations = documents.flatMap((doc) =>
@@ -201,6 +206,7 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
   const resourcesToAdd = new Map<string, string[]>();
   const summaries: { namespace: string; file: string; edges: number }[] = [];
   const updated = new Set<string>();
+  const sharedTargets = new SharedTargets(nudgeConfigs);
   let edgeCount = 0;
 
   const namespaces = [...new Set([...components, ...nudgeConfigs].map((doc) => doc.role.namespace))].sort();
@@ -234,17 +240,26 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
       const entries = [...sourceEntries.values()].sort(compareEntries);
       // The new file must be built by whatever kustomization builds these Components, or a GitOps
       // sync would drop every migrated edge: place it beside that kustomization and list it there.
-      const listing = kustomizationListing(
-        namespaceComponents.map((doc) => doc.path),
-        kustomizations,
-      );
+      // When a kustomization's namespace: placed them, it is the one: listed there, the new file
+      // gets the same namespace from kustomize (so it is written without one, like the Components).
+      const setter = namespaceSetter(namespaceComponents);
+      const listing =
+        setter ??
+        kustomizationListing(
+          namespaceComponents.map((doc) => doc.path),
+          kustomizations,
+        );
       const firstComponent = namespaceComponents[0];
       const dir =
         listing === undefined ? (firstComponent === undefined ? '' : dirName(firstComponent.path)) : dirName(listing);
       const fileName = chooseNewFileName(dir, newFileName, namespace, takenPaths);
       const path = joinPath(dir, fileName);
       takenPaths.add(path);
-      newFiles.push({ path, before: undefined, after: renderNewNudgeConfig(namespace, entries) });
+      newFiles.push({
+        path,
+        before: undefined,
+        after: renderNewNudgeConfig(setter === undefined ? namespace : '', entries),
+      });
       summaries.push({ namespace, file: path, edges: entries.length });
       const kustomization = listing ?? kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
       if (kustomization !== undefined)
@@ -256,6 +271,7 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     const toAppend = [...sourceEntries.values()]
       .filter((entry) => !existing.has(entryKey(entry.from, entry.to)))
       .sort(compareEntries);
+    sharedTargets.claim(target, namespace, toAppend);
     if (toAppend.length > 0) plan.add(target, { kind: 'append-nudges', entries: toAppend });
     for (const doc of toRemove) {
       const format = byPath.get(doc.path)?.source.format ?? 'yaml';
@@ -263,6 +279,8 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     }
     summaries.push({ namespace, file: target.path, edges: target.role.entries.length + toAppend.length });
   }
+
+  sharedTargets.verify(nudgeConfigs);
 
   for (const [path, names] of resourcesToAdd) {
     const file = byPath.get(path);

@@ -138,6 +138,8 @@ export const RULE_IDS = [
   'unknown-api-version',
   /** A field with the wrong type or a missing required field (`from`/`to`). */
   'invalid-field',
+  /** A kustomize patch adds build-nudges-ref: edges nudger cannot see without `kustomize build`. */
+  'patched-nudges-ref',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

@@ -9,6 +9,7 @@ import {
   NUDGE_CONFIG_NAME,
   NUDGE_MODES,
   UNSET_NAMESPACE,
+  formatLocation,
   formatRef,
   type ComponentObject,
   type Finding,
@@ -60,6 +61,14 @@ function namespaceLabel(namespace: string): string {
 
 function lineNote(location: SourceLocation): string {
   return location.line === undefined ? location.file : `line ${location.line}`;
+}
+
+/**
+ * `line 7` beside a finding in the same file; `rendered/team-a.yaml:7` when the other declaration
+ * is in another file (a Component's kustomize source and a committed rendered copy read alike).
+ */
+function noteFrom(other: SourceLocation, here: SourceLocation): string {
+  return other.file === here.file ? lineNote(other) : formatLocation(other);
 }
 
 function quote(value: string): string {
@@ -314,7 +323,7 @@ function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
         edgeFinding(
           'duplicate-edge',
           'warning',
-          `${here}: ${describeEdge(edge)} is also declared by ${formatOrigin(first.origin)} (${lineNote(first.origin.location)}); the migration merges them into one edge, so remove the redundant declaration`,
+          `${here}: ${describeEdge(edge)} is also declared by ${formatOrigin(first.origin)} (${noteFrom(first.origin.location, edge.origin.location)}); the migration merges them into one edge, so remove the redundant declaration`,
           edge,
         ),
       );
@@ -324,7 +333,7 @@ function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
       edgeFinding(
         'duplicate-edge',
         'error',
-        `${here}: ${describeEdge(edge)} is already declared by ${formatOrigin(sameObject.origin)} (${lineNote(sameObject.origin.location)}); only one entry per (from, to) pair is allowed`,
+        `${here}: ${describeEdge(edge)} is already declared by ${formatOrigin(sameObject.origin)} (${noteFrom(sameObject.origin.location, edge.origin.location)}); only one entry per (from, to) pair is allowed`,
         edge,
       ),
     );

@@ -101,8 +101,8 @@ describe('planMigration: golden GitOps trees (exact text)', () => {
   it('multi-document file with comments, flow and quoted styles, an unrelated ConfigMap and a kustomization', () => {
     const result = runFixture('multi-doc');
     assert.equal(result.edges, 3);
-    assert.deepEqual(result.nudgeConfigs, [{ namespace: '', file: 'tenant/nudge-config.yaml', edges: 3 }]);
-    assert.deepEqual(result.componentsUpdated, ['frontend', 'operator']);
+    assert.deepEqual(result.nudgeConfigs, [{ namespace: 'shop-tenant', file: 'tenant/nudge-config.yaml', edges: 3 }]);
+    assert.deepEqual(result.componentsUpdated, ['shop-tenant/frontend', 'shop-tenant/operator']);
     assert.equal(result.changes.find((c) => c.path === 'tenant/nudge-config.yaml')?.before, undefined);
   });
 
@@ -130,14 +130,14 @@ describe('planMigration: golden GitOps trees (exact text)', () => {
 
 describe('planMigration: rules', () => {
   it('puts the new NudgeConfig beside the kustomization that lists the Components, and lists it there', () => {
-    const kustomization = 'resources:\n  - ./apps/a.yaml\n  - apps/b.yaml\n';
+    const kustomization = 'namespace: shop\nresources:\n  - ./apps/a.yaml\n  - apps/b.yaml\n';
     const result = planMigration([
       { path: 'tenant/kustomization.yaml', text: kustomization },
       { path: 'tenant/apps/a.yaml', text: component('a', undefined, 'spec:\n  build-nudges-ref: [b]') },
       { path: 'tenant/apps/b.yaml', text: component('b', undefined, 'spec:\n  application: x') },
       { path: 'other/kustomization.yaml', text: 'resources:\n  - unrelated.yaml\n' },
     ]);
-    assert.deepEqual(result.nudgeConfigs, [{ namespace: '', file: 'tenant/nudge-config.yaml', edges: 1 }]);
+    assert.deepEqual(result.nudgeConfigs, [{ namespace: 'shop', file: 'tenant/nudge-config.yaml', edges: 1 }]);
     const listed = result.changes.find((c) => c.path === 'tenant/kustomization.yaml');
     assert.equal(listed?.after, `${kustomization}  - nudge-config.yaml\n`);
     assert.equal(
@@ -195,7 +195,7 @@ describe('planMigration: rules', () => {
   });
 
   it('honours newFileName and refuses one with a directory', () => {
-    const files = [{ path: 'x/c.yaml', text: component('a', undefined, 'spec:\n  build-nudges-ref: [b]') }];
+    const files = [{ path: 'x/c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') }];
     assert.equal(planMigration(files, { newFileName: 'nudges.yml' }).nudgeConfigs[0]?.file, 'x/nudges.yml');
     throwsMigrationError(files, { file: 'x/y.yaml', reason: /plain file name/ }, { newFileName: 'x/y.yaml' });
   });
@@ -267,10 +267,10 @@ describe('planMigration: rules', () => {
 
   it('keeps CRLF line endings and a missing final newline when appending', () => {
     const text =
-      'apiVersion: konflux-ci.dev/v1alpha1\r\nkind: NudgeConfig\r\nmetadata:\r\n  name: nudge-config\r\nspec:\r\n  nudges:\r\n  - from: z\r\n    to: w';
+      'apiVersion: konflux-ci.dev/v1alpha1\r\nkind: NudgeConfig\r\nmetadata:\r\n  name: nudge-config\r\n  namespace: ns\r\nspec:\r\n  nudges:\r\n  - from: z\r\n    to: w';
     const result = planMigration([
       { path: 'nc.yaml', text },
-      { path: 'c.yaml', text: component('a', undefined, 'spec:\n  build-nudges-ref: [b]') },
+      { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
     ]);
     assert.equal(
       result.changes.find((c) => c.path === 'nc.yaml')?.after,
@@ -280,7 +280,7 @@ describe('planMigration: rules', () => {
 
   it('adds resources: to a kustomization that has none', () => {
     const result = planMigration([
-      { path: 'c.yaml', text: component('a', undefined, 'spec:\n  build-nudges-ref: [b]') },
+      { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
       { path: 'Kustomization', text: 'namePrefix: a-  # keep\n' },
     ]);
     assert.equal(
@@ -386,7 +386,7 @@ describe('planMigration: refusals', () => {
 });
 
 describe('planMigration: refusals of YAML it cannot rewrite safely', () => {
-  const head = 'apiVersion: appstudio.redhat.com/v1alpha1\nkind: Component\nmetadata:\n  name: a\n';
+  const head = 'apiVersion: appstudio.redhat.com/v1alpha1\nkind: Component\nmetadata:\n  name: a\n  namespace: ns\n';
 
   it('refuses to remove a list whose anchor another field aliases', () => {
     throwsMigrationError([{ path: 'c.yaml', text: `${head}spec:\n  build-nudges-ref: &refs [b]\n  other: *refs\n` }], {
@@ -407,7 +407,7 @@ describe('planMigration: refusals of YAML it cannot rewrite safely', () => {
   it('refuses an alias without its anchor as invalid YAML, at the start of its document', () => {
     throwsMigrationError([{ path: 'c.yaml', text: `${head}spec: {}\n---\nfoo: *nowhere\n` }], {
       file: 'c.yaml',
-      line: 7,
+      line: 8,
       reason: /^not valid YAML/,
     });
   });

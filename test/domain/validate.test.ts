@@ -148,7 +148,7 @@ describe('validateManifestSet', () => {
         {
           rule: 'duplicate-edge',
           severity: 'warning',
-          message: `Component ns/a spec.build-nudges-ref[0]: a -> b is also declared by NudgeConfig ns/nudge-config spec.nudges[0] (line ${itemLine(0)}); the migration merges them into one edge, so remove the redundant declaration`,
+          message: `Component ns/a spec.build-nudges-ref[0]: a -> b is also declared by NudgeConfig ns/nudge-config spec.nudges[0] (ns/nudge-config.yaml:${itemLine(0)}:5); the migration merges them into one edge, so remove the redundant declaration`,
           namespace: 'ns',
           object: legacy.ref,
           location: legacy.buildNudgesRef[0]?.location,

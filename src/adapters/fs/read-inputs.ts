@@ -122,6 +122,8 @@ async function walkDirectory(directory: string, visited: Set<string>): Promise<s
 }
 
 function hasManifestExtension(name: string): boolean {
+  // kustomize also reads an extension-less `Kustomization`; its namespace decides the objects'.
+  if (name === 'Kustomization') return true;
   const lower = name.toLowerCase();
   return MANIFEST_EXTENSIONS.some((extension) => lower.endsWith(extension));
 }

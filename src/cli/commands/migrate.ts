@@ -1,8 +1,9 @@
 import { createTwoFilesPatch } from 'diff';
 import { readManifestFiles } from '../../adapters/fs/read-inputs.ts';
 import { writeFilesAtomically } from '../../adapters/fs/write-files.ts';
-import { type MigrationResult, planMigration } from '../../domain/migrate.ts';
-import { EXIT_OK } from '../errors.ts';
+import { type MigrationResult, UnsafeMigrationError, planMigration } from '../../domain/migrate.ts';
+import { formatProblem } from '../../domain/migrate-error.ts';
+import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
 import type { LoadOptions } from '../load.ts';
 
@@ -16,7 +17,14 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
   const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
     ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
   });
-  const result = planMigration(files);
+  let result: MigrationResult;
+  try {
+    result = planMigration(files);
+  } catch (error) {
+    if (!(error instanceof UnsafeMigrationError)) throw error;
+    reportUnsafe(error, options.output, io);
+    return EXIT_FINDINGS;
+  }
   if (options.write) await writeFilesAtomically(result.changes.map(({ path, after }) => ({ path, text: after })));
   if (options.output === 'json') {
     writeJson(io.stdout, {
@@ -30,6 +38,13 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
     writeLine(io.stderr, migrationSummary(result, options.write));
   }
   return EXIT_OK;
+}
+
+/** Every reason, one per line on stderr (and as `refused` in JSON); exit 1, nothing written. */
+function reportUnsafe(error: UnsafeMigrationError, output: OutputFormat, io: CliIo): void {
+  if (output === 'json') writeJson(io.stdout, { refused: error.problems, written: false });
+  writeLine(io.stderr, `nudger: refusing to migrate; nothing was written:`);
+  for (const problem of error.problems) writeLine(io.stderr, `  ${formatProblem(problem)}`);
 }
 
 export function unifiedDiff(result: MigrationResult): string {

@@ -45,16 +45,26 @@ function pickNamespace(graphs: ReadonlyMap<string, NamespaceGraph>, options: Pla
   }
   const only = graphs.size === 1 ? [...graphs.values()][0] : undefined;
   if (only !== undefined) return only;
-  const candidates = [...graphs.values()].filter((g) =>
-    options.changed.every((name) => name.includes('*') || g.nodes.includes(name)),
-  );
+  // A namespace qualifies only where the patterns select something: each name is a component
+  // there, each glob matches one, and the `!` exclusions leave something (issue 8, item 4).
+  const candidates = [...graphs.values()].filter((g) => selectsSomething(g, options.changed));
   if (candidates.length === 1 && candidates[0] !== undefined) return candidates[0];
   if (graphs.size === 0) throw new UsageError('the input holds no Components or NudgeConfigs');
   throw new UsageError(
     candidates.length === 0
-      ? `no namespace in the input holds all of ${options.changed.join(', ')}`
-      : `the changed components exist in several namespaces (${candidates.map((g) => label(g.namespace)).join(', ')}): pass --namespace`,
+      ? `--changed ${options.changed.join(',')} selects components in no single namespace of the input (found: ${[...graphs.keys()].map(label).join(', ')})`
+      : `--changed ${options.changed.join(',')} selects components in several namespaces (${candidates.map((g) => label(g.namespace)).join(', ')}): pass --namespace`,
   );
+}
+
+function selectsSomething(graph: NamespaceGraph, patterns: readonly string[]): boolean {
+  try {
+    expandChanged(graph, patterns);
+    return true;
+  } catch (error) {
+    if (error instanceof UsageError) return false;
+    throw error;
+  }
 }
 
 /**
