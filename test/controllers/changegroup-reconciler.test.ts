@@ -5,6 +5,11 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LocalForge, readForgeEvents } from '../../src/adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../../src/adapters/forges/local/local-resolver.ts';
+import { Credentials } from '../../src/adapters/forges/credentials.ts';
+import { GitHubForge } from '../../src/adapters/forges/github/index.ts';
+import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
+import { parseRepositoryUrl } from '../../src/adapters/forges/repository-url.ts';
+import { closedPort } from '../adapters/forges/closed-port.ts';
 import type { ObjectClient, PatchType } from '../../src/adapters/kubernetes/client.ts';
 import { errorFromResponse } from '../../src/adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS, CHANGE_GROUPS } from '../../src/adapters/kubernetes/resources.ts';
@@ -54,6 +59,10 @@ class RecordingClient implements ObjectClient {
 
   get<T extends KubeObject>(ref: ResourceRef, namespace: string, name: string): Promise<T> {
     this.calls.push({ verb: 'get', ref, name });
+    // As the API server does: a name that cannot be an object name is a bad request, not a 404.
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
+      return Promise.reject(errorFromResponse({ verb: 'get', resource: ref.plural, namespace, name }, 400, undefined));
+    }
     const found = this.objects.get(this.#key(ref, name));
     if (found === undefined) {
       return Promise.reject(errorFromResponse({ verb: 'get', resource: ref.plural, namespace, name }, 404, undefined));
@@ -98,7 +107,7 @@ function component(name: string, spec: Record<string, unknown>, status?: Record<
   };
 }
 
-async function setup(prefix: string) {
+async function setup(prefix: string, options: { forges?: (local: ForgeResolver) => ForgeResolver } = {}) {
   const dir = tempDir(prefix);
   const forge = new LocalForge({ root: join(dir, 'forge') });
   const repo = await forge.createRepository('acme', 'bundle-x', {
@@ -146,7 +155,7 @@ async function setup(prefix: string) {
     nudgeConfigs,
     nudgeRuns,
     builds: new BuildVerifier(client),
-    forges: new LocalForgeResolver(forge),
+    forges: options.forges?.(new LocalForgeResolver(forge)) ?? new LocalForgeResolver(forge),
     workspaces: new GitWorkspaces({ cacheDir: join(dir, 'cache') }),
     bot: BOT,
     link: { kind: 'kubectl' },
@@ -156,8 +165,8 @@ async function setup(prefix: string) {
   });
 
   /** A held nudge of bundle-x from `source`; its build is served by the API unless `forged`. */
-  const nudge = (source: string, digestChar: string, minutes: number, forged = false): void => {
-    const build = `${source}-on-push-${digestChar}`;
+  const nudge = (source: string, digestChar: string, minutes: number, forged = false, pipeline?: string): void => {
+    const build = pipeline ?? `${source}-on-push-${digestChar}`;
     nudgeRuns.upsert(
       nudgeRun({
         name: `nudge-${source}-${digestChar}`,
@@ -190,10 +199,12 @@ async function setup(prefix: string) {
     // The status write reads the ChangeGroup first (read-modify-write), as the API server has it.
     const current = changeGroups.get(NS, CG);
     if (current !== undefined) client.put(CHANGE_GROUPS, current);
-    const result = await reconciler.reconcile({ namespace: NS, name: CG }, new AbortController().signal);
-    const written = client.calls.filter((c) => c.verb === 'replaceStatus').at(-1)?.body as KubeObject | undefined;
-    if (written !== undefined) changeGroups.upsert(written);
-    return result;
+    try {
+      return await reconciler.reconcile({ namespace: NS, name: CG }, new AbortController().signal);
+    } finally {
+      const written = client.calls.filter((c) => c.verb === 'replaceStatus').at(-1)?.body as KubeObject | undefined;
+      if (written !== undefined) changeGroups.upsert(written);
+    }
   };
   const status = (): ChangeGroupStatus => (changeGroups.get(NS, CG) as { status?: ChangeGroupStatus }).status ?? {};
   const forgeEvents = async () => (await readForgeEvents(forge, repo, 0)).events;
@@ -301,5 +312,56 @@ describe('ChangeGroupReconciler', () => {
       env.client.calls.some((c) => c.verb === 'get' && c.ref === PIPELINE_RUNS && c.name === 'operand-b-on-push-9'),
       'the build was looked up live',
     );
+  });
+
+  it('collects the genuine nudge when a forged one names a build the API server cannot look up', async () => {
+    const env = await setup('reconciler-forged-name');
+    // Before: the GET answered 400, only 404 was tolerated, and every reconcile failed for ever.
+    env.nudge('operand-b', '8', 1, true, 'operand-b-on-push-%2e%2e');
+    env.nudge('operand-a', '1', 2);
+    await env.reconcile(3);
+    const status = env.status();
+    assert.equal(status.components?.find((c) => c.name === 'operand-a')?.state, 'Ready');
+    assert.equal(status.pullRequest?.number, 1);
+    const verified = status.conditions?.find((c) => c.type === 'BuildsVerified');
+    assert.equal(verified?.status, 'False');
+    assert.match(verified.message, /nudge-operand-b-8 \(operand-b\): invalid-build-name/);
+    assert.ok(!env.client.calls.some((c) => c.verb === 'get' && c.name.includes('%')), 'never asked');
+  });
+
+  it('says in ForgeAvailable that the forge is unreachable, naming the host and never the token, and clears it', async () => {
+    const token = 'ghp_reconcilerToken0123456789abcdefABCDEF';
+    const port = await closedPort();
+    let down = true;
+    const env = await setup('reconciler-forge-down', {
+      forges: (local) => ({
+        resolve: (url, namespace, signal) =>
+          down
+            ? Promise.resolve({
+                repo: parseRepositoryUrl('https://github.example/acme/bundle-x'),
+                provider: new GitHubForge({
+                  apiUrl: `http://127.0.0.1:${String(port)}/api/v3`,
+                  credentials: new Credentials({ token }),
+                }),
+              })
+            : local.resolve(url, namespace, signal),
+      }),
+    });
+    env.nudge('operand-a', '1', 1);
+    await assert.rejects(env.reconcile(2), /connection refused/);
+    const failed = env.status().conditions?.find((c) => c.type === 'ForgeAvailable');
+    assert.equal(failed?.status, 'False');
+    assert.equal(failed.reason, 'ForgeUnreachable');
+    assert.match(failed.message, new RegExp(`connection refused to 127\\.0\\.0\\.1:${String(port)}`));
+    assert.match(failed.message, /^local forge: /, 'the host of the nudged repository comes first');
+    assert.ok(!JSON.stringify(env.client.calls).includes(token), 'the token is in no status write');
+    assert.ok(!JSON.stringify(env.events).includes(token), 'nor in any event');
+
+    down = false;
+    await env.reconcile(3);
+    const cleared = env.status().conditions?.find((c) => c.type === 'ForgeAvailable');
+    assert.equal(cleared?.status, 'True');
+    assert.equal(cleared.reason, 'ForgeAvailable');
+    assert.equal(env.status().components?.find((c) => c.name === 'operand-a')?.state, 'Ready');
   });
 });

@@ -37,7 +37,9 @@ export class HostedForgeResolver implements ForgeResolver {
     try {
       repo = parseRepositoryUrl(gitUrl);
     } catch (error) {
-      if (error instanceof RepositoryUrlError) throw new ForgeResolutionError(error.url, namespace, error.reason);
+      if (error instanceof RepositoryUrlError) {
+        throw new ForgeResolutionError(error.url, namespace, error.reason, 'invalid-url');
+      }
       throw error;
     }
     const shown = redactUserInfo(gitUrl);
@@ -48,6 +50,7 @@ export class HostedForgeResolver implements ForgeResolver {
         shown,
         namespace,
         `no forge is configured for host ${repo.host} (configured: ${known})`,
+        'no-forge',
       );
     }
     const page = await this.#client.list<KubeObject & SecretObject>(SECRETS, {

@@ -19,17 +19,22 @@ export interface ForgeResolver {
   resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<ResolvedForge>;
 }
 
+/** Why no forge could be used: the URL, the host, or the namespace's credentials for it. */
+export type ForgeResolutionFailure = 'invalid-url' | 'no-forge' | 'no-credentials';
+
 export class ForgeResolutionError extends Error {
   override readonly name = 'ForgeResolutionError';
   /** The repository URL with any user info removed. */
   readonly url: string;
   readonly namespace: string;
   readonly reason: string;
+  readonly kind: ForgeResolutionFailure;
 
-  constructor(url: string, namespace: string, reason: string) {
+  constructor(url: string, namespace: string, reason: string, kind: ForgeResolutionFailure = 'no-credentials') {
     super(`repository ${url} (namespace ${namespace}): ${reason}`);
     this.url = url;
     this.namespace = namespace;
     this.reason = reason;
+    this.kind = kind;
   }
 }

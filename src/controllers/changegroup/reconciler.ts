@@ -16,6 +16,7 @@ import type { ChangeGroupDocument } from '../../domain/changegroup/pull-request-
 import {
   reconcileChangeGroup,
   recordDescriptionUpdate,
+  recordForgeAvailability,
   recordPullRequestPush,
   recordReadyForReview,
   type ChangeGroupIntent,
@@ -36,6 +37,7 @@ import type { ComponentResource, NudgeConfigResource } from '../nudgeconfig-obje
 import { gitSourceOf, renovateConfigMapSources } from '../nudged-repository.ts';
 import { redispatchNudge } from '../redispatch.ts';
 import { nudgingComponentFacts, type BuildVerifier } from './build-verifier.ts';
+import { forgeFailureOf, forgeHostOf } from './forge-availability.ts';
 import type { ChangeGroupMetrics } from './metrics.ts';
 import { heldNudges, nudgingComponentsOf, promotedDigests, RELEASED_TARGETS_ANNOTATION } from './inputs.ts';
 import {
@@ -158,11 +160,29 @@ export class ChangeGroupReconciler implements Reconciler {
       nudgedComponent: spec.nudgedComponent,
     });
     const verified = await o.builds.verifyAll(nudges, this.#componentOf, signal);
-    const forge = nudged === undefined ? undefined : await this.#forgeFor(nudged, key, signal);
-    const observed: ObservedPullRequest =
-      forge === undefined
-        ? { observation: { state: 'none' }, pullRequest: undefined, parsed: undefined }
-        : await observePullRequest(forge, document, o.bot);
+    const host = forgeHostOf(nudged === undefined ? undefined : gitSourceOf(nudged).url);
+    const generation = changeGroup.metadata?.generation;
+    let forge: ResolvedForge | undefined;
+    let observed: ObservedPullRequest;
+    try {
+      forge = nudged === undefined ? undefined : await this.#forgeFor(nudged, key, signal);
+      observed =
+        forge === undefined
+          ? { observation: { state: 'none' }, pullRequest: undefined, parsed: undefined }
+          : await observePullRequest(forge, document, o.bot);
+    } catch (error) {
+      // Known weakness: without an observation the state machine cannot run (it would take "no
+      // pull request" for the truth), so the rest of the status waits for the forge; this
+      // condition at least says why.
+      const failure = forgeFailureOf(error, host);
+      if (failure !== undefined && !signal.aborted) {
+        const noted = recordForgeAvailability(changeGroup.status ?? {}, failure, now, generation);
+        await this.#writeStatus(changeGroup, noted, signal).catch((writeError: unknown) => {
+          this.#options.events?.event(changeGroup, 'Warning', 'StatusWriteFailed', describe(writeError));
+        });
+      }
+      throw error;
+    }
 
     const result = reconcileChangeGroup({
       changeGroup: {
@@ -182,7 +202,8 @@ export class ChangeGroupReconciler implements Reconciler {
       pullRequest: observed.observation,
     });
 
-    let status = result.status;
+    let status =
+      forge === undefined ? result.status : recordForgeAvailability(result.status, { ok: true, host }, now, generation);
     let current = observed;
     try {
       for (const intent of result.intents) {
@@ -235,6 +256,10 @@ export class ChangeGroupReconciler implements Reconciler {
           }
         }
       }
+    } catch (error) {
+      const failure = forgeFailureOf(error, host);
+      if (failure !== undefined) status = recordForgeAvailability(status, failure, now, generation);
+      throw error;
     } finally {
       // What was done is recorded even when a later intent failed, so the retry starts from there.
       await this.#writeStatus(changeGroup, status, signal);
@@ -399,6 +424,10 @@ function fileMatchOf(
       ...(nudgeFiles === undefined ? {} : { buildNudgeFilesAnnotation: nudgeFiles }),
     });
   };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function reasonOf(error: unknown): string {

@@ -62,6 +62,27 @@ export const BUILDS_VERIFIED_REASONS = {
   rejected: 'UnverifiedBuild',
 } as const;
 
+/**
+ * Whether the forge of the nudged repository could be read and written with the namespace's
+ * credentials, on the last attempt. Its message names the host and what went wrong, never a token.
+ */
+export const CONDITION_FORGE_AVAILABLE = 'ForgeAvailable';
+
+export const FORGE_AVAILABLE_REASONS = {
+  available: 'ForgeAvailable',
+  /** No answer: connection refused, DNS, TLS, reset, timeout. */
+  unreachable: 'ForgeUnreachable',
+  /** No forge is configured for the host, or the repository URL names none. */
+  notConfigured: 'ForgeNotConfigured',
+  /** The namespace has no usable SCM Secret for the host and repository. */
+  credentialsMissing: 'CredentialsMissing',
+  /** The forge answered 401 or 403 to the credentials given. */
+  credentialsRejected: 'CredentialsRejected',
+  /** Any other failure the forge reported (5xx, a malformed answer, a git failure). */
+  failed: 'ForgeRequestFailed',
+} as const;
+export type ForgeAvailableReason = (typeof FORGE_AVAILABLE_REASONS)[keyof typeof FORGE_AVAILABLE_REASONS];
+
 /** The branch every ChangeGroup's single commit lives on (D5). */
 export function changeGroupBranch(changeGroupName: string): string {
   return `konflux/change-groups/${changeGroupName}`;

@@ -20,12 +20,15 @@ import {
   BUILDS_VERIFIED_REASONS,
   CONDITION_ALL_COMPONENTS_READY,
   CONDITION_BUILDS_VERIFIED,
+  CONDITION_FORGE_AVAILABLE,
   CONDITION_MANUAL_CHANGES_DETECTED,
   DEFAULT_SKIP_CI_MODE,
+  FORGE_AVAILABLE_REASONS,
   MANUAL_CHANGES_REASONS,
   isCollectingPhase,
   isTerminalPhase,
   type ChangeGroupPhase,
+  type ForgeAvailableReason,
 } from './model.ts';
 import type { VerifiedBuild } from './verify-build.ts';
 
@@ -565,4 +568,45 @@ export function recordReadyForReview(status: ChangeGroupStatus): ChangeGroupStat
 export function recordDescriptionUpdate(status: ChangeGroupStatus, descriptionFingerprint: string): ChangeGroupStatus {
   if (status.pullRequest === undefined) return status;
   return { ...status, pullRequest: { ...status.pullRequest, descriptionFingerprint } };
+}
+
+/** What the last attempt to use the forge found; the controller classifies its errors into this. */
+export type ForgeAvailability =
+  | { readonly ok: true; readonly host: string }
+  | {
+      readonly ok: false;
+      readonly host: string;
+      readonly reason: Exclude<ForgeAvailableReason, 'ForgeAvailable'>;
+      /** Already free of secrets: built from redacted error text. */
+      readonly message: string;
+    };
+
+/**
+ * Records the ForgeAvailable condition alone. Kept apart from reconcileChangeGroup because a
+ * forge that cannot be observed stops the reconcile before the state machine runs, and the
+ * condition must still be written then.
+ */
+export function recordForgeAvailability(
+  status: ChangeGroupStatus,
+  availability: ForgeAvailability,
+  now: Date,
+  generation: number | undefined,
+): ChangeGroupStatus {
+  const condition = availability.ok
+    ? {
+        type: CONDITION_FORGE_AVAILABLE,
+        status: 'True' as const,
+        reason: FORGE_AVAILABLE_REASONS.available,
+        message: `${availability.host} answered with the namespace's credentials`,
+      }
+    : {
+        type: CONDITION_FORGE_AVAILABLE,
+        status: 'False' as const,
+        reason: availability.reason,
+        message: `${availability.host}: ${availability.message}`,
+      };
+  return {
+    ...status,
+    conditions: setCondition(status.conditions ?? [], condition, toKubernetesTime(now), generation),
+  };
 }

@@ -12,6 +12,7 @@ import { isForgeError, type ForgeError } from '../../../src/adapters/forges/erro
 import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
 import { parseRepositoryUrl } from '../../../src/adapters/forges/repository-url.ts';
 import { selfSignedCertificate } from '../../webhooks/tls-fixture.ts';
+import { closedPort } from './closed-port.ts';
 
 const TOKEN = 'ghp_transportToken0123456789abcdefABCDEF';
 const repo = parseRepositoryUrl('https://github.example/acme/bundle');
@@ -40,19 +41,6 @@ async function listen(server: Server): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
-}
-
-/** A port that was free a moment ago and is closed now: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  return port;
 }
 
 describe('GitHub forge: no answer from the API', () => {
