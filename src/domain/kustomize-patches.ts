@@ -43,7 +43,7 @@ export function findNudgesRefPatches(
       if (!Array.isArray(list)) continue;
       list.forEach((entry: unknown, index) => {
         const source = patchSource(entry, field, dir, lookup);
-        if (source === undefined || !source.text.includes(BUILD_NUDGES_REF)) return;
+        if (!source?.text.includes(BUILD_NUDGES_REF)) return;
         const read = readPatch(source.text);
         const target = source.target ?? read.target;
         found.push({

@@ -72,9 +72,9 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
     assert.doesNotMatch(byPath.get('tenants/team-a/nudge-config.yaml') ?? '', /namespace:/);
     assert.match(
       byPath.get('tenants/team-a/kustomization.yaml') ?? '',
-      /  - operator-bundle.yaml\n  - nudge-config.yaml\n$/,
+      / {2}- operator-bundle.yaml\n {2}- nudge-config.yaml\n$/,
     );
-    assert.match(byPath.get('tenants/team-b/kustomization.yaml') ?? '', /  - components\n  - nudge-config.yaml\n$/);
+    assert.match(byPath.get('tenants/team-b/kustomization.yaml') ?? '', / {2}- components\n {2}- nudge-config.yaml\n$/);
     assert.doesNotMatch(byPath.get('base/sdk/sdk.yaml') ?? '', /build-nudges-ref/);
     assert.deepEqual(result.componentsUpdated, [
       'team-a-tenant/api',
@@ -94,7 +94,7 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
       error.problems.map((problem) => problem.file),
       ['components/gateway.yaml'],
     );
-    assert.match(error.problems[0]?.message ?? '', /namespace cannot be determined/);
+    assert.match(error.problems.at(0)?.message ?? '', /namespace cannot be determined/);
   });
 
   it('refuses build-nudges-ref added by a JSON6902 or strategic-merge patch, naming the patch', () => {
@@ -111,9 +111,9 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
       ),
     );
     assert.deepEqual(json6902.problems.length, 1);
-    assert.equal(json6902.problems[0]?.file, 'shop/kustomization.yaml');
+    assert.equal(json6902.problems.at(0)?.file, 'shop/kustomization.yaml');
     assert.match(
-      json6902.problems[0]?.message ?? '',
+      json6902.problems.at(0)?.message ?? '',
       /patches\[0\] \(patch file shop\/nudges\.yaml\) sets build-nudges-ref \[bundle\] on Component api/,
     );
 
@@ -131,7 +131,7 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
       ['shop/kustomization.yaml'],
       'reported as a patch, not as a disagreeing copy of api',
     );
-    assert.match(smp.problems[0]?.message ?? '', /patchesStrategicMerge\[0\] \(patch file shop\/api-nudges\.yaml\)/);
+    assert.match(smp.problems.at(0)?.message ?? '', /patchesStrategicMerge\[0\] \(patch file shop\/api-nudges\.yaml\)/);
   });
 
   it('updates every copy of a Component (source and rendered) the same way, or refuses when they disagree', () => {
@@ -157,7 +157,10 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
       error.problems.map((problem) => problem.file),
       ['rendered/shop.yaml', 'shop/api.yaml'],
     );
-    assert.match(error.problems[0]?.message ?? '', /rendered\/shop\.yaml \[bundle, docs\], shop\/api\.yaml \[bundle\]/);
+    assert.match(
+      error.problems.at(0)?.message ?? '',
+      /rendered\/shop\.yaml \[bundle, docs\], shop\/api\.yaml \[bundle\]/,
+    );
   });
 
   it('refuses to append different tenants’ edges to one NudgeConfig of a shared base', () => {
@@ -172,7 +175,7 @@ describe('planMigration in a multi-tenant kustomize tree', () => {
       { path: 'b/kustomization.yaml', text: 'namespace: b\nresources: [../base]\n' },
     ];
     const error = refusal(files);
-    assert.equal(error.problems[0]?.file, 'base/nudge-config.yaml');
-    assert.match(error.problems[0]?.message ?? '', /built into namespaces a and b/);
+    assert.equal(error.problems.at(0)?.file, 'base/nudge-config.yaml');
+    assert.match(error.problems.at(0)?.message ?? '', /built into namespaces a and b/);
   });
 });
