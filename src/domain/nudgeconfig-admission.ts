@@ -3,6 +3,8 @@
 // Components that exist in the namespace. Existence is checked for every entry on create and only
 // for newly added entries on update: an entry that went stale after it was admitted is the
 // stale-reference controller's business (a status condition), not a reason to refuse edits.
+// The rules are those of the object's version (its flavour): konflux-ci.dev/v1beta2 objects are held
+// to upstream's 360 entries and may leave a validated entry ungated (a warning, not a denial).
 import { type Finding, type ManifestSet, type NudgeEntry, formatRef } from './model.ts';
 import { validateManifestSet } from './validate.ts';
 
@@ -48,27 +50,36 @@ export function namesToCheck(
 export function decideNudgeConfigAdmission(input: NudgeConfigAdmissionInput): NudgeConfigAdmissionDecision {
   const config = input.incoming.nudgeConfigs[0];
   const { findings } = validateManifestSet(input.incoming);
+  if (config === undefined) {
+    // Nothing nudger reads (an apiVersion it does not know, or no name): admitting it would let a
+    // graph in that no rule has looked at, so it is refused with whatever the reader had to say.
+    const why = findings.map((f) => f.message);
+    return {
+      allowed: false,
+      message: `not a NudgeConfig nudger can read${why.length === 0 ? '' : `: ${why.slice(0, MAX_LISTED).join('; ')}`}`,
+      warnings: [],
+      findings,
+    };
+  }
   const stateful: Finding[] = [];
-  if (config !== undefined) {
-    const previous = new Set((input.previousEntries ?? []).map((e) => pairKey(e.from, e.to)));
-    for (const entry of config.entries) {
-      if (input.operation === 'UPDATE' && previous.has(pairKey(entry.from, entry.to))) continue;
-      const absent = [entry.from, entry.to].filter((name) => input.missingComponents.has(name));
-      if (absent.length === 0) continue;
-      stateful.push({
-        rule: 'unknown-component',
-        severity: 'error',
-        message: `spec.nudges[${String(entry.index)}] (${entry.from} -> ${entry.to}): ${absent.map((n) => `component "${n}"`).join(' and ')} does not exist in namespace ${config.ref.namespace}`,
-        namespace: config.ref.namespace,
-        object: config.ref,
-      });
-    }
+  const previous = new Set((input.previousEntries ?? []).map((e) => pairKey(e.from, e.to)));
+  for (const entry of config.entries) {
+    if (input.operation === 'UPDATE' && previous.has(pairKey(entry.from, entry.to))) continue;
+    const absent = [entry.from, entry.to].filter((name) => input.missingComponents.has(name));
+    if (absent.length === 0) continue;
+    stateful.push({
+      rule: 'unknown-component',
+      severity: 'error',
+      message: `spec.nudges[${String(entry.index)}] (${entry.from} -> ${entry.to}): ${absent.map((n) => `component "${n}"`).join(' and ')} does not exist in namespace ${config.ref.namespace}`,
+      namespace: config.ref.namespace,
+      object: config.ref,
+    });
   }
   const all = [...findings, ...stateful];
   const errors = all.filter((f) => f.severity === 'error');
   const warnings = all.filter((f) => f.severity === 'warning').map((f) => f.message);
   if (errors.length === 0) return { allowed: true, message: '', warnings, findings: all };
-  const what = config === undefined ? 'NudgeConfig' : formatRef(config.ref);
+  const what = formatRef(config.ref);
   const listed = errors.slice(0, MAX_LISTED).map((f) => `[${f.rule}] ${stripObjectPrefix(f.message, what)}`);
   const more = errors.length > MAX_LISTED ? `; and ${String(errors.length - MAX_LISTED)} more` : '';
   return {

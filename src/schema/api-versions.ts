@@ -11,6 +11,15 @@ import {
   UPSTREAM_NUDGE_CONFIG_GROUP,
 } from './upstream-nudgeconfig.ts';
 
+/**
+ * The versions nudger's NudgeConfig CRD serves (one stored object, conversion `None`), which the
+ * admission webhook is registered for and judges each by its own rules.
+ */
+export const SERVED_NUDGE_CONFIG_API_VERSIONS: readonly string[] = [
+  NUDGE_CONFIG_API_VERSION,
+  UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION,
+];
+
 interface ReadKind {
   /** The groups where this kind is the Konflux kind nudger reads. */
   readonly groups: readonly string[];

@@ -2,7 +2,9 @@
 // manifest, ask the one pure decision (src/domain/nudgeconfig-admission.ts), answer.
 import { decideNudgeConfigAdmission, namesToCheck } from '../domain/nudgeconfig-admission.ts';
 import { manifestSetFromObjects } from '../manifest/parse.ts';
-import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
+import { SERVED_NUDGE_CONFIG_API_VERSIONS } from '../schema/api-versions.ts';
+import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND } from '../schema/nudgeconfig.ts';
+import type { AdmissionDecision, AdmissionHandler, AdmissionRequest, GroupVersionKind } from './admission.ts';
 
 /** Which Components exist: a cache for speed, a live read to confirm a miss before denying. */
 export interface ComponentLookup {
@@ -13,14 +15,13 @@ export interface ComponentLookup {
 export function nudgeConfigValidator(components: ComponentLookup): AdmissionHandler {
   return async (request: AdmissionRequest, signal: AbortSignal): Promise<AdmissionDecision> => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { allowed: true };
+    const apiVersion = admittedApiVersion(request);
+    if (apiVersion === undefined) return unknownVersionDenial(request);
     const origin = `admission request ${request.uid}`;
-    const incoming = manifestSetFromObjects([{ value: withNamespace(request.object, request.namespace), origin }]);
+    const read = (object: unknown) => manifestSetFromObjects([{ value: asSent(object, request, apiVersion), origin }]);
+    const incoming = read(request.object);
     const config = incoming.nudgeConfigs[0];
-    const previous =
-      request.operation === 'UPDATE'
-        ? manifestSetFromObjects([{ value: withNamespace(request.oldObject, request.namespace), origin }])
-            .nudgeConfigs[0]
-        : undefined;
+    const previous = request.operation === 'UPDATE' ? read(request.oldObject).nudgeConfigs[0] : undefined;
     const namespace = request.namespace ?? config?.ref.namespace ?? '';
     const names = config === undefined ? [] : namesToCheck(request.operation, config.entries, previous?.entries);
     const missing = names.length === 0 ? new Set<string>() : await components.missing(namespace, names, signal);
@@ -38,13 +39,47 @@ export function nudgeConfigValidator(components: ComponentLookup): AdmissionHand
 }
 
 /**
- * The API server sends the object as stored, where `metadata.namespace` may be absent on CREATE;
- * the request's namespace is authoritative.
+ * The version whose rules apply: the one the client wrote (`requestKind`; `kind` is what the object
+ * was converted to when `matchPolicy: Equivalent` matched another version), if nudger serves it.
  */
-function withNamespace(object: unknown, namespace: string | undefined): unknown {
-  if (namespace === undefined || typeof object !== 'object' || object === null || Array.isArray(object)) return object;
+function admittedApiVersion(request: AdmissionRequest): string | undefined {
+  const kind = request.requestKind ?? request.kind;
+  const apiVersion = `${kind.group}/${kind.version}`;
+  return kind.kind === NUDGE_CONFIG_KIND &&
+    kind.group === NUDGE_CONFIG_GROUP &&
+    SERVED_NUDGE_CONFIG_API_VERSIONS.includes(apiVersion)
+    ? apiVersion
+    : undefined;
+}
+
+function formatKind(kind: GroupVersionKind): string {
+  return `${kind.group === '' ? '' : `${kind.group}/`}${kind.version} ${kind.kind}`;
+}
+
+/** Fail closed: a version nudger cannot judge is never let in unjudged. */
+function unknownVersionDenial(request: AdmissionRequest): AdmissionDecision {
+  const kind = request.requestKind ?? request.kind;
+  return {
+    allowed: false,
+    code: 400,
+    reason: 'BadRequest',
+    message: `nudger's NudgeConfig webhook judges ${SERVED_NUDGE_CONFIG_API_VERSIONS.join(' and ')} ${NUDGE_CONFIG_KIND}s only; this request is for ${formatKind(kind)}, whose rules nudger does not know (is the webhook registered for a version nudger does not serve?)`,
+  };
+}
+
+/**
+ * The object as the client wrote it. Conversion is `None`, so the object in the requested version
+ * is the one sent with that apiVersion. The API server may leave `metadata.namespace` out on
+ * CREATE; the request's namespace is authoritative.
+ */
+function asSent(object: unknown, request: AdmissionRequest, apiVersion: string): unknown {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return object;
   const value = object as Record<string, unknown>;
   const metadata = value.metadata;
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return object;
-  return { ...value, metadata: { ...(metadata as Record<string, unknown>), namespace } };
+  const { namespace } = request;
+  const withNamespace =
+    namespace === undefined || typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)
+      ? {}
+      : { metadata: { ...(metadata as Record<string, unknown>), namespace } };
+  return { ...value, apiVersion, ...withNamespace };
 }

@@ -66,9 +66,10 @@ describe('konflux-ci.dev/v1beta2 NudgeConfig in the CLI', () => {
     const set = parseManifestSet([{ path: 'nudges.yaml', text: UPSTREAM_TENANT }]);
     assert.deepEqual(set.issues, []);
     const [config] = set.nudgeConfigs;
-    assert.equal(config?.flavour, 'upstream-konflux-v1beta2');
+    assert.ok(config !== undefined);
+    assert.equal(config.flavour, 'upstream-konflux-v1beta2');
     assert.deepEqual(
-      config?.entries.map((e) => [e.from, e.to, e.mode]),
+      config.entries.map((e) => [e.from, e.to, e.mode]),
       [
         ['payments-api', 'payments-bundle', 'validated'],
         ['payments-worker', 'payments-bundle', undefined],

@@ -344,7 +344,8 @@ describe('deploy/default rendered by kubectl 1.20', () => {
       const rule = only(listAt(webhook, 'rules'), 'rule');
       assert.deepEqual(rule, {
         apiGroups: ['konflux-ci.dev'],
-        apiVersions: ['v1alpha1'],
+        // Both versions the CRD serves, each judged by its own rules (D1).
+        apiVersions: ['v1alpha1', 'v1beta2'],
         operations: ['CREATE', 'UPDATE'],
         resources: ['nudgeconfigs'],
         scope: 'Namespaced',
