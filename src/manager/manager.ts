@@ -60,6 +60,8 @@ export interface ManagerOptions {
   readonly healthHost?: string;
   /** A watch down for longer than this makes the replica unready. */
   readonly watchDownThresholdMs?: number;
+  /** How long each controller waits for its caches before it fails; default 2 min. */
+  readonly cacheSyncTimeoutMs?: number;
   /** Lease timings; the defaults are controller-runtime's 15 s / 10 s / 2 s. */
   readonly leaseDurationMs?: number;
   readonly renewDeadlineMs?: number;
@@ -214,6 +216,8 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const informerRuns = informers.map((informer) => informer.run(stopping.signal));
 
   const events = new EventRecorder({ client, component: 'nudger-manager', instance: identity, logger });
+  const syncTimeout =
+    options.cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs: options.cacheSyncTimeoutMs };
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     const staleReferences = new Controller({
       reconciler: new StaleReferenceReconciler({
@@ -224,6 +228,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       }),
       registry,
       logger,
+      ...syncTimeout,
     });
     staleReferences.watch(nudgeConfigs, { updatePredicate: generationChanged });
     // A Component's edits never change which names exist; only its creation and deletion matter.
@@ -247,6 +252,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       }),
       registry,
       logger,
+      ...syncTimeout,
     });
     nudgeSweeper.watch(nudgeRuns);
     nudgeSweeper.watch(changeGroups, { map: notStartedNudgeRunsFor(nudgeRuns.store) });
@@ -268,6 +274,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       concurrency: options.changeGroups?.workers ?? 4,
       registry,
       logger,
+      ...syncTimeout,
     });
     // Status writes are the controller's own; only spec edits and deletions need a new look.
     changeGroupController.watch(changeGroups, { updatePredicate: generationChanged });

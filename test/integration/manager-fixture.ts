@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { DestinationStream } from 'pino';
-import { startManager, type ChangeGroupControllerOptions, type RunningManager } from '../../src/manager/manager.ts';
+import {
+  startManager,
+  type ChangeGroupControllerOptions,
+  type ManagerOptions,
+  type RunningManager,
+} from '../../src/manager/manager.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { generateServingCert } from './harness/control-plane.ts';
 
@@ -24,10 +29,13 @@ export async function startTestManager(
     logDestination,
     changeGroups,
     namespace,
+    overrides,
   }: {
     logLevel?: string;
     /** Watch this namespace only (`nudger manager --namespace`). */
     namespace?: string;
+    /** Any other manager option (leader election, cache sync timeout). */
+    overrides?: Partial<ManagerOptions>;
     /** Where the manager's JSON log lines go; default stdout. */
     logDestination?: DestinationStream;
     changeGroups?: ChangeGroupControllerOptions;
@@ -51,6 +59,7 @@ export async function startTestManager(
     logger: createLogger({ level: logLevel, ...(logDestination === undefined ? {} : { destination: logDestination }) }),
     ...(changeGroups === undefined ? {} : { changeGroups }),
     ...(namespace === undefined ? {} : { namespace }),
+    ...overrides,
   });
   return {
     ...running,

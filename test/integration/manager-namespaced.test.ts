@@ -7,9 +7,10 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
-import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
+import { COMPONENTS, LEASES, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import { CacheSyncTimeoutError } from '../../src/runtime/controller.ts';
 import { kustomize } from '../deploy/kubectl.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
@@ -138,4 +139,56 @@ describe('nudger manager --namespace with a Role in that namespace only', () => 
       await manager.stop();
     }
   });
+});
+
+describe('a leader whose controllers cannot start', () => {
+  // Issue 8, part 2 item 5: a fatal error after start must end the manager. Before, the leader
+  // logged "onStartedLeading failed" and went on renewing its Lease with no controller running,
+  // which also kept every healthy replica from taking over.
+  // The timeout only turns a hang (the defect) into a failure.
+  it(
+    'stops, reports the failure and releases the Lease (shipped Lease Role, resourceNames and all)',
+    { timeout: 120_000 },
+    async () => {
+      const identityObjects = kustomize('identity');
+      const leaseRole = identityObjects.find((o) => o.kind === 'Role');
+      assert.ok(leaseRole?.metadata.namespace !== undefined, 'deploy/identity renders no Role');
+      const leaseNamespace = leaseRole.metadata.namespace;
+      await admin.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: leaseNamespace } });
+      await admin.create(ROLES, leaseRole);
+      const user = 'alice'; // may touch the Lease and nothing else: no cache can ever sync
+      await admin.create(ROLE_BINDINGS, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'lease-only', namespace: leaseNamespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole.metadata.name },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      } as KubeObject);
+      const manager = await startTestManager(plane.tokenFor(user), {
+        logLevel: 'silent',
+        overrides: {
+          leaderElect: true,
+          leaderElectionNamespace: leaseNamespace,
+          leaderElectionId: 'nudger-manager-leader',
+          leaseDurationMs: 3_000,
+          renewDeadlineMs: 2_000,
+          retryPeriodMs: 500,
+          cacheSyncTimeoutMs: 1_000,
+        },
+      });
+      try {
+        await manager.done;
+        assert.ok(manager.failure() instanceof CacheSyncTimeoutError, String(manager.failure()));
+        const lease = await admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(
+          LEASES,
+          leaseNamespace,
+          'nudger-manager-leader',
+        );
+        // Created, held, then released on the way out: get, create and update were all allowed.
+        assert.equal(lease.spec?.holderIdentity ?? '', '');
+      } finally {
+        await manager.stop();
+      }
+    },
+  );
 });
