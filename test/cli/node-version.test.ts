@@ -7,9 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REQUIRED_NODE_MAJOR, unsupportedNodeMessage } from '../../src/cli/node-version.ts';
-import { repoRoot } from './run-cli.ts';
-
-const builtBin = join(repoRoot, 'dist', 'cli', 'bin.js');
+import { builtCli as builtBin, repoRoot } from './run-cli.ts';
 
 /** A node binary older than REQUIRED_NODE_MAJOR on PATH or in the usual places, if any. */
 function olderNode(): { path: string; version: string } | undefined {

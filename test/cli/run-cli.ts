@@ -33,7 +33,8 @@ export async function runCli(args: readonly string[], stdin = ''): Promise<CliRe
 }
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
-export const builtCli = join(repoRoot, 'dist', 'cli', 'main.js');
+/** What package.json `bin` names: the Node.js version check, then the CLI. */
+export const builtCli = join(repoRoot, 'dist', 'cli', 'bin.js');
 
 /** The built `nudger` binary as a user runs it. */
 export function spawnCli(args: readonly string[], options: { stdin?: string; cwd?: string } = {}): CliResult {
