@@ -104,6 +104,11 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     )
     .argument('[paths...]', 'files or directories of a GitOps repository', [])
     .option('-w, --write', 'rewrite the files (atomically); without it, print a unified diff', false)
+    .option(
+      '--drop-invalid',
+      'drop edges nudger would reject (unknown or invalid component names, self-nudges) and list them, instead of refusing',
+      false,
+    )
     .option('--cluster', 'migrate the Components of a live cluster instead of files', false)
     .option('--apply', 'with --cluster: create or merge the NudgeConfigs; without it, print what would change', false)
     .option('--kubeconfig <path>', 'with --cluster: kubeconfig file (default: in-cluster, then $KUBECONFIG)')
@@ -115,6 +120,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         paths: string[],
         opts: {
           write: boolean;
+          dropInvalid: boolean;
           cluster: boolean;
           apply: boolean;
           kubeconfig?: string;
@@ -148,7 +154,13 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         if (paths.includes('-'))
           throw new UsageError('migrate rewrites files in place and cannot read stdin: pass paths');
         const { migrateCommand } = await import('./commands/migrate.ts');
-        setExit(await migrateCommand(paths, { write: opts.write, output: opts.output, ...size(opts) }, io));
+        setExit(
+          await migrateCommand(
+            paths,
+            { write: opts.write, dropInvalid: opts.dropInvalid, output: opts.output, ...size(opts) },
+            io,
+          ),
+        );
       },
     );
 

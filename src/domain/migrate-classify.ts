@@ -5,6 +5,7 @@ import {
   BUILD_NUDGES_REF,
   COMPONENT_API_GROUP,
   NUDGER_NUDGE_CONFIG_API_VERSION,
+  UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION,
   UPSTREAM_NUDGE_CONFIG_API_VERSION,
   type DocRole,
   type Locator,
@@ -69,7 +70,10 @@ export function classifyDocument(value: unknown, file: string, locate: Locator):
   if (kind === 'NudgeConfig' && apiVersion === NUDGER_NUDGE_CONFIG_API_VERSION) {
     return readNudgeConfig(value, 'nudger', file, locate);
   }
-  if (kind === 'NudgeConfig' && apiVersion === UPSTREAM_NUDGE_CONFIG_API_VERSION) {
+  if (
+    kind === 'NudgeConfig' &&
+    (apiVersion === UPSTREAM_NUDGE_CONFIG_API_VERSION || apiVersion === UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION)
+  ) {
     return readNudgeConfig(value, 'upstream-v1beta2', file, locate);
   }
   if (kind.endsWith('List')) refuseListedSources(value, file, locate);
@@ -174,7 +178,8 @@ function readNudgeConfig(value: Plain, flavour: 'nudger' | 'upstream-v1beta2', f
   const entries = (nudges ?? []).map((item: unknown, index) =>
     readEntry(item, file, locate(['spec', 'nudges', index])),
   );
-  return { kind: 'nudge-config', flavour, namespace, name: readName(value), entries };
+  const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : '';
+  return { kind: 'nudge-config', flavour, apiVersion, namespace, name: readName(value), entries };
 }
 
 function readEntry(item: unknown, file: string, line: number | undefined): MigrationEntry {

@@ -81,6 +81,13 @@ function applyOp(root: Plain, op: DocOp, file: string): void {
       appendTo(spec, 'nudges', op.entries, file);
       return;
     }
+    case 'remove-nudges': {
+      const nudges: unknown = asPlain(root.spec)?.nudges;
+      if (!Array.isArray(nudges)) throw new MigrationError(file, 'NudgeConfig spec.nudges must be a list');
+      // Highest index first, so the lower ones still point at the same items.
+      for (const index of [...op.indexes].sort((a, b) => b - a)) nudges.splice(index, 1);
+      return;
+    }
     case 'append-resources':
       appendTo(root, 'resources', op.names, file);
       return;

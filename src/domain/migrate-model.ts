@@ -5,6 +5,11 @@
 export const NUDGER_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1alpha1';
 /** integration-service's shipped CRD: read as an import source, never written (DECISIONS D1). */
 export const UPSTREAM_NUDGE_CONFIG_API_VERSION = 'appstudio.redhat.com/v1beta2';
+/**
+ * integration-service's NudgeConfig in nudger's own group (DECISIONS D1): the same object as ours,
+ * under upstream's looser rules, so migration converts it like the older group's (and judges it).
+ */
+export const UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1beta2';
 export const COMPONENT_API_GROUP = 'appstudio.redhat.com';
 export const BUILD_NUDGES_REF = 'build-nudges-ref';
 
@@ -27,6 +32,8 @@ export type DocRole =
   | {
       readonly kind: 'nudge-config';
       readonly flavour: 'nudger' | 'upstream-v1beta2';
+      /** As written: the upstream flavour has two (UPSTREAM_*_API_VERSION). */
+      readonly apiVersion: string;
       readonly namespace: string;
       readonly name: string | undefined;
       readonly entries: readonly MigrationEntry[];
@@ -38,6 +45,8 @@ export type DocOp =
   | { readonly kind: 'remove-build-nudges-ref' }
   | { readonly kind: 'set-api-version'; readonly apiVersion: string }
   | { readonly kind: 'append-nudges'; readonly entries: readonly MigrationEntry[] }
+  /** Removes `spec.nudges` items by index (entries `--drop-invalid` drops from an existing object). */
+  | { readonly kind: 'remove-nudges'; readonly indexes: readonly number[] }
   | { readonly kind: 'append-resources'; readonly names: readonly string[] }
   /** `placeholder` is the whole file's text if no document with content is left in it. */
   | { readonly kind: 'remove-document'; readonly placeholder: string };

@@ -247,6 +247,15 @@ function applyOp(doc: Document, op: DocOp, file: string): void {
       appendItems(spec, 'nudges', op.entries.map(entryNode), file);
       return;
     }
+    case 'remove-nudges': {
+      const nudges = doc.getIn(['spec', 'nudges'], true);
+      if (!isSeq(nudges)) throw new MigrationError(file, 'NudgeConfig spec.nudges must be a list');
+      const removed = new Set(op.indexes);
+      nudges.items = nudges.items.filter((_, index) => !removed.has(index));
+      // An emptied list stays a list (`nudges: []`), not a null.
+      if (nudges.items.length === 0) nudges.flow = true;
+      return;
+    }
     case 'append-resources': {
       const root = doc.contents;
       if (!isMap(root)) throw new MigrationError(file, 'kustomization must be a mapping');
@@ -350,6 +359,11 @@ function surgicalEdit(text: string, doc: ParsedDocument, op: DocOp, eol: string)
       if (!isMap(spec) || spec.flow) return undefined;
       return appendToListEdits(text, spec, 'nudges', op.entries.map(entryLines), eol);
     }
+    case 'remove-nudges': {
+      const spec = root.get('spec', true);
+      const nudges = isMap(spec) && !spec.flow ? spec.get('nudges', true) : undefined;
+      return isSeq(nudges) ? removeItemsEdits(text, nudges, op.indexes) : undefined;
+    }
     case 'append-resources':
       return appendToListEdits(
         text,
@@ -398,6 +412,22 @@ function removePairEdits(text: string, root: YAMLMap, parentKey: string, key: st
     const colon = colonAfter(text, parentPair.key);
     if (colon === undefined) return undefined;
     edits.push({ start: colon + 1, end: colon + 1, text: ' {}' });
+  }
+  return edits;
+}
+
+/** Removes whole lines of block-sequence items; undefined when the list would become empty. */
+function removeItemsEdits(text: string, seq: YAMLSeq, indexes: readonly number[]): TextEdit[] | undefined {
+  if (seq.flow || indexes.length >= seq.items.length) return undefined;
+  const edits: TextEdit[] = [];
+  for (const index of indexes) {
+    const range = rangeOf(seq.items[index]);
+    if (range === undefined) return undefined;
+    const start = lineStart(text, range[0]);
+    if (!/^ *- +$/.test(text.slice(start, range[0]))) return undefined;
+    const next = rangeOf(seq.items[index + 1]);
+    const end = next === undefined ? nextLineStart(text, range[1] - 1) : lineStart(text, next[0]);
+    edits.push({ start, end, text: '' });
   }
   return edits;
 }

@@ -13,8 +13,11 @@
 // - Merging only appends, sorted by (from, to): an existing entry is never edited, and a pair
 //   already present keeps its entry. When both a v1beta2 entry and build-nudges-ref name a pair,
 //   the v1beta2 entry wins, because its mode/gatingGroup is the explicit choice.
-// - Edges are copied even when validation would reject them (self-nudges, unknown or invalid names):
-//   silently dropping an edge is worse than an edge that `nudger validate` then reports.
+// - Migration never writes a NudgeConfig that nudger's own validation rejects (one bad entry gets
+//   the whole object denied on apply, and every edge of the namespace with it): the objects as they
+//   would be written are judged by migrate-check.ts and the migration is refused, naming every
+//   offending edge, unless `dropInvalid` allows dropping the edges that can never nudge anything.
+//   Dropped edges are listed in the result; nothing is dropped in silence.
 // - A v1beta2 document merged into another NudgeConfig is removed from its file. If nothing else
 //   with content is left in that file, the file becomes an explained, empty `v1` List instead of
 //   an empty text: every tool that reads the file (kubectl, kustomize, Argo CD) accepts an empty
@@ -34,15 +37,27 @@ import {
   kustomizationPaths,
   normalizePath,
 } from './migrate-classify.ts';
+import {
+  MigrationRefusedError,
+  checkPlannedNudgeConfigs,
+  droppedEdges,
+  type DroppedEdge,
+  type EntrySource,
+  type KnownComponent,
+  type MigrationCheck,
+  type PlannedEntry,
+  type PlannedNudgeConfig,
+} from './migrate-check.ts';
 import { MigrationError } from './migrate-error.ts';
 import { SharedTargets, namespaceSetter, placeDocuments } from './migrate-namespaces.ts';
 import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
 import {
+  BUILD_NUDGES_REF,
   NUDGER_NUDGE_CONFIG_API_VERSION,
-  UPSTREAM_NUDGE_CONFIG_API_VERSION,
   entryKey,
   type DocOp,
   type DocRole,
+  type Locator,
   type MigrationEntry,
 } from './migrate-model.ts';
 import {
@@ -57,6 +72,7 @@ import {
 } from './migrate-yaml.ts';
 
 export { MigrationError, UnsafeMigrationError } from './migrate-error.ts';
+export { MigrationRefusedError, type DroppedEdge } from './migrate-check.ts';
 
 export interface SourceFile {
   readonly path: string;
@@ -68,7 +84,16 @@ export interface FileChange {
   /** undefined for a file the migration creates. */
   readonly before: string | undefined;
   readonly after: string;
+  /** When to replace this file relative to the others; see commitOrder. */
+  readonly commitPhase: CommitPhase;
 }
+
+/**
+ * 0: only lists a file (a kustomization's resources); 1: gains nudge entries and loses none;
+ * 2: gains and loses (an atomic move within one file); 3: only loses edges (Components, merged
+ * v1beta2 documents).
+ */
+export type CommitPhase = 0 | 1 | 2 | 3;
 
 export interface MigrationResult {
   /** Distinct (namespace, from, to) edges that came from build-nudges-ref or a v1beta2 NudgeConfig. */
@@ -79,11 +104,30 @@ export interface MigrationResult {
   readonly componentsUpdated: readonly string[];
   /** Files whose text changes, sorted by path. */
   readonly changes: readonly FileChange[];
+  /** Edges left out because `dropInvalid` was set and nudger's validation rejects them. */
+  readonly dropped: readonly DroppedEdge[];
+  /** Things a human should know that did not stop the migration. */
+  readonly notes: readonly string[];
 }
 
 export interface MigrationOptions {
   /** File name for NudgeConfigs the migration creates. Default `nudge-config.yaml`. */
   readonly newFileName?: string;
+  /**
+   * Drop the edges nudger's validation rejects and that can never nudge anything (unknown or
+   * invalid component names, self-nudges) instead of refusing. Never drops valid edges.
+   */
+  readonly dropInvalid?: boolean;
+}
+
+/**
+ * The files in the order a crash-safe writer replaces them: a crash between two renames must
+ * never leave an edge declared nowhere, so every file that gains edges is replaced before any file
+ * that loses them. Kustomizations come first: listing a file that does not exist yet breaks a
+ * build until the rerun, but loses nothing, and the rerun creates the same file.
+ */
+export function commitOrder(changes: readonly FileChange[]): FileChange[] {
+  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';
@@ -100,6 +144,7 @@ interface LoadedDocument {
   readonly path: string;
   readonly index: number;
   readonly role: DocRole;
+  readonly locate: Locator;
 }
 
 type ComponentDoc = LoadedDocument & { readonly role: Extract<DocRole, { kind: 'component' }> };
@@ -112,10 +157,11 @@ function isManifestPath(path: string): boolean {
 function loadFile(file: SourceFile): LoadedFile {
   if (file.path.toLowerCase().endsWith('.json')) {
     const json = parseJsonSource(file.path, file.text);
+    const locate = jsonLocator(json);
     const documents =
       json.value === undefined
         ? []
-        : [{ path: file.path, index: 0, role: classifyDocument(json.value, file.path, jsonLocator(json)) }];
+        : [{ path: file.path, index: 0, role: classifyDocument(json.value, file.path, locate), locate }];
     return { path: file.path, text: file.text, source: { format: 'json', json }, documents };
   }
   const yaml = parseYamlSource(file.path, file.text);
@@ -125,6 +171,7 @@ function loadFile(file: SourceFile): LoadedFile {
       path: file.path,
       index,
       role: classifyDocument(documentValue(doc, file.path, locate([])), file.path, locate),
+      locate,
     };
   });
   return { path: file.path, text: file.text, source: { format: 'yaml', yaml }, documents };
@@ -167,6 +214,30 @@ class Plan {
     else if (!list.some((existing) => JSON.stringify(existing) === JSON.stringify(op))) list.push(op);
   }
 
+  /** See CommitPhase. Exhaustive over DocOp: a new kind of edit must say whether it moves edges. */
+  phase(path: string): CommitPhase {
+    let gains = false;
+    let loses = false;
+    for (const ops of this.ops.get(path)?.values() ?? []) {
+      for (const op of ops) {
+        switch (op.kind) {
+          case 'append-nudges':
+          case 'set-api-version':
+            gains = true;
+            break;
+          case 'remove-build-nudges-ref':
+          case 'remove-document':
+          case 'remove-nudges':
+            loses = true;
+            break;
+          case 'append-resources':
+            break;
+        }
+      }
+    }
+    return gains ? (loses ? 2 : 1) : loses ? 3 : 0;
+  }
+
   render(file: LoadedFile): string {
     const byIndex = this.ops.get(file.path);
     if (byIndex === undefined) return file.text;
@@ -176,7 +247,33 @@ class Plan {
   }
 }
 
+/**
+ * Plans the migration of `files`. Throws MigrationError for input it cannot rewrite, and
+ * MigrationRefusedError when a NudgeConfig it would write is one nudger's validation rejects
+ * (unless `dropInvalid` can drop every offending edge).
+ */
 export function planMigration(files: readonly SourceFile[], options: MigrationOptions = {}): MigrationResult {
+  const first = planOnce(files, options, new Set());
+  if (first.check.offences.length === 0) return first.result;
+  const droppable = first.check.offences.filter((offence) => offence.droppable);
+  if (options.dropInvalid !== true || droppable.length < first.check.offences.length) {
+    throw new MigrationRefusedError(first.check.offences, options.dropInvalid === true);
+  }
+  // Dropping never adds an entry, so a second plan without those edges has no new offence; it is
+  // judged again all the same, because writing a rejected object is what this exists to prevent.
+  const drop = new Set(
+    droppable.flatMap((offence) => offence.edges.map((edge) => dropKey(offence.namespace, edge.from, edge.to))),
+  );
+  const second = planOnce(files, options, drop);
+  if (second.check.offences.length > 0) throw new MigrationRefusedError(second.check.offences, true);
+  return { ...second.result, dropped: droppedEdges(droppable) };
+}
+
+function planOnce(
+  files: readonly SourceFile[],
+  options: MigrationOptions,
+  drop: ReadonlySet<string>,
+): { result: MigrationResult; check: MigrationCheck } {
   const newFileName = options.newFileName ?? DEFAULT_NEW_FILE_NAME;
   if (newFileName === '' || newFileName.includes('/')) {
     throw new MigrationError(
@@ -207,6 +304,10 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
   const summaries: { namespace: string; file: string; edges: number }[] = [];
   const updated = new Set<string>();
   const sharedTargets = new SharedTargets(nudgeConfigs);
+  const planned: PlannedNudgeConfig[] = [];
+  const known = components.flatMap((doc): KnownComponent[] =>
+    doc.role.name === undefined ? [] : [{ namespace: doc.role.namespace, name: doc.role.name, file: doc.path }],
+  );
   let edgeCount = 0;
 
   const namespaces = [...new Set([...components, ...nudgeConfigs].map((doc) => doc.role.namespace))].sort();
@@ -220,7 +321,8 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     const ours = inNamespace(nudgeConfigs).filter((doc) => doc.role.flavour === 'nudger');
     if (referring.length === 0 && upstream.length === 0) continue;
 
-    const sourceEntries = collectSourceEntries(upstream, referring);
+    const dropped = (entry: MigrationEntry): boolean => drop.has(dropKey(namespace, entry.from, entry.to));
+    const sourceEntries = collectSourceEntries(upstream, referring, dropped);
     edgeCount += sourceEntries.size;
     for (const doc of referring) {
       plan.add(doc, { kind: 'remove-build-nudges-ref' });
@@ -259,8 +361,11 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
         path,
         before: undefined,
         after: renderNewNudgeConfig(setter === undefined ? namespace : '', entries),
+        commitPhase: 1,
       });
       summaries.push({ namespace, file: path, edges: entries.length });
+      const sources = edgeSources([...upstream, ...referring]);
+      planned.push({ namespace, name: NUDGE_CONFIG_NAME, file: path, entries: withSources(entries, sources) });
       const kustomization = listing ?? kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
       if (kustomization !== undefined)
         resourcesToAdd.set(kustomization, [...(resourcesToAdd.get(kustomization) ?? []), fileName]);
@@ -271,13 +376,28 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
     const toAppend = [...sourceEntries.values()]
       .filter((entry) => !existing.has(entryKey(entry.from, entry.to)))
       .sort(compareEntries);
+    const kept = target.role.entries.filter((entry) => !dropped(entry));
+    if (kept.length < target.role.entries.length) {
+      const indexes = target.role.entries.flatMap((entry, index) => (dropped(entry) ? [index] : []));
+      plan.add(target, { kind: 'remove-nudges', indexes });
+    }
     sharedTargets.claim(target, namespace, toAppend);
     if (toAppend.length > 0) plan.add(target, { kind: 'append-nudges', entries: toAppend });
+    const sources = edgeSources([...(upstream.includes(target) ? [] : [target]), ...upstream, ...referring]);
+    planned.push({
+      namespace,
+      name: target.role.name ?? '',
+      file: target.path,
+      entries: withSources([...kept, ...toAppend], sources),
+    });
     for (const doc of toRemove) {
       const format = byPath.get(doc.path)?.source.format ?? 'yaml';
-      plan.add(doc, { kind: 'remove-document', placeholder: migratedPlaceholder(format, namespace, target.path) });
+      plan.add(doc, {
+        kind: 'remove-document',
+        placeholder: migratedPlaceholder(format, namespace, target.path, doc.role.apiVersion),
+      });
     }
-    summaries.push({ namespace, file: target.path, edges: target.role.entries.length + toAppend.length });
+    summaries.push({ namespace, file: target.path, edges: kept.length + toAppend.length });
   }
 
   sharedTargets.verify(nudgeConfigs);
@@ -298,28 +418,85 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
   const changes: FileChange[] = [...newFiles];
   for (const file of loaded) {
     const after = plan.render(file);
-    if (after !== file.text) changes.push({ path: file.path, before: file.text, after });
+    if (after !== file.text)
+      changes.push({ path: file.path, before: file.text, after, commitPhase: plan.phase(file.path) });
   }
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  return {
+  const check = checkPlannedNudgeConfigs(planned, known);
+  const notes = check.unjudged.map(
+    (namespace) =>
+      `the input holds no Component of ${namespace === '' ? 'the unset namespace' : `namespace ${namespace}`}, ` +
+      'so whether the components its NudgeConfig names exist was not checked; pass the directories that hold them',
+  );
+  const result = {
     edges: edgeCount,
     nudgeConfigs: summaries,
     componentsUpdated: [...updated].sort(),
     changes,
+    dropped: [],
+    notes,
   };
+  return { result, check };
+}
+
+function dropKey(namespace: string, from: string, to: string): string {
+  return JSON.stringify([namespace, from, to]);
+}
+
+/** Every declaration of each (from, to) pair in these documents of one namespace, in document order. */
+function edgeSources(docs: readonly (ComponentDoc | NudgeConfigDoc)[]): Map<string, EntrySource[]> {
+  const sources = new Map<string, EntrySource[]>();
+  const add = (from: string, to: string, source: EntrySource): void => {
+    const key = entryKey(from, to);
+    const list = sources.get(key);
+    if (list === undefined) sources.set(key, [source]);
+    else list.push(source);
+  };
+  for (const doc of docs) {
+    const { role, locate } = doc;
+    if (role.kind === 'component') {
+      const object = { kind: 'Component', namespace: role.namespace, name: role.name ?? '' };
+      (role.nudgesRef ?? []).forEach((to, index) => {
+        const path = ['spec', BUILD_NUDGES_REF, index];
+        add(object.name, to, {
+          file: doc.path,
+          object,
+          field: `spec.${BUILD_NUDGES_REF}[${String(index)}]`,
+          line: () => locate(path),
+        });
+      });
+    } else {
+      const object = { kind: 'NudgeConfig', namespace: role.namespace, name: role.name ?? '' };
+      role.entries.forEach((entry, index) => {
+        const path = ['spec', 'nudges', index];
+        add(entry.from, entry.to, {
+          file: doc.path,
+          object,
+          field: `spec.nudges[${String(index)}]`,
+          line: () => locate(path),
+        });
+      });
+    }
+  }
+  return sources;
+}
+
+function withSources(entries: readonly MigrationEntry[], sources: ReadonlyMap<string, EntrySource[]>): PlannedEntry[] {
+  return entries.map((entry) => ({ ...entry, sources: sources.get(entryKey(entry.from, entry.to)) ?? [] }));
 }
 
 /** Source edges of one namespace by (from, to); v1beta2 entries first so their mode wins. */
 function collectSourceEntries(
   upstream: readonly NudgeConfigDoc[],
   referring: readonly ComponentDoc[],
+  dropped: (entry: MigrationEntry) => boolean,
 ): Map<string, MigrationEntry> {
   const entries = new Map<string, MigrationEntry>();
   for (const doc of upstream) {
     for (const entry of doc.role.entries) {
       const key = entryKey(entry.from, entry.to);
-      if (!entries.has(key)) entries.set(key, entry);
+      if (!entries.has(key) && !dropped(entry)) entries.set(key, entry);
     }
   }
   for (const doc of referring) {
@@ -328,7 +505,7 @@ function collectSourceEntries(
     for (const to of doc.role.nudgesRef ?? []) {
       const key = entryKey(from, to);
       // build-nudges-ref nudges right after the build: `immediate` keeps that behaviour.
-      if (!entries.has(key)) entries.set(key, { from, to, mode: 'immediate' });
+      if (!entries.has(key) && !dropped({ from, to })) entries.set(key, { from, to, mode: 'immediate' });
     }
   }
   return entries;
@@ -374,12 +551,12 @@ function scalarFor(value: string): Scalar<string> {
   return node;
 }
 
-function migratedPlaceholder(format: 'yaml' | 'json', namespace: string, target: string): string {
+function migratedPlaceholder(format: 'yaml' | 'json', namespace: string, target: string, apiVersion: string): string {
   const list = { apiVersion: 'v1', kind: 'List', items: [] };
   if (format === 'json') return `${JSON.stringify(list, null, 2)}\n`;
   const where = namespace === '' ? 'its namespace' : `namespace ${namespace}`;
   return (
-    `# This file held the ${UPSTREAM_NUDGE_CONFIG_API_VERSION} NudgeConfig of ${where}.\n` +
+    `# This file held the ${apiVersion} NudgeConfig of ${where}.\n` +
     `# \`nudger migrate\` merged its entries into ${target}. The empty List keeps every tool that\n` +
     '# reads this file working; delete the file (and its kustomization entry) when convenient.\n' +
     'apiVersion: v1\nkind: List\nitems: []\n'

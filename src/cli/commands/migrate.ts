@@ -1,7 +1,14 @@
 import { createTwoFilesPatch } from 'diff';
 import { readManifestFiles } from '../../adapters/fs/read-inputs.ts';
 import { writeFilesAtomically } from '../../adapters/fs/write-files.ts';
-import { type MigrationResult, UnsafeMigrationError, planMigration } from '../../domain/migrate.ts';
+import {
+  type DroppedEdge,
+  type MigrationResult,
+  MigrationRefusedError,
+  UnsafeMigrationError,
+  commitOrder,
+  planMigration,
+} from '../../domain/migrate.ts';
 import { formatProblem } from '../../domain/migrate-error.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
@@ -10,6 +17,8 @@ import type { LoadOptions } from '../load.ts';
 export interface MigrateOptions extends LoadOptions {
   readonly write: boolean;
   readonly output: OutputFormat;
+  /** Drop the edges nudger's validation rejects (unknown names, self-nudges) instead of refusing. */
+  readonly dropInvalid?: boolean;
 }
 
 /** Without --write this is a dry run: it prints a unified diff and touches nothing. */
@@ -19,22 +28,29 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
   });
   let result: MigrationResult;
   try {
-    result = planMigration(files);
+    result = planMigration(files, { dropInvalid: options.dropInvalid === true });
   } catch (error) {
     if (!(error instanceof UnsafeMigrationError)) throw error;
     reportUnsafe(error, options.output, io);
     return EXIT_FINDINGS;
   }
-  if (options.write) await writeFilesAtomically(result.changes.map(({ path, after }) => ({ path, text: after })));
+  // In commit order, so that a crash between two renames loses no edge (a rerun completes it).
+  // In commit order, so that a crash between two renames loses no edge (a rerun completes it).
+  if (options.write)
+    await writeFilesAtomically(commitOrder(result.changes).map(({ path, after }) => ({ path, text: after })));
   if (options.output === 'json') {
     writeJson(io.stdout, {
       edges: result.edges,
       nudgeConfigs: result.nudgeConfigs,
       componentsUpdated: result.componentsUpdated,
       written: options.write,
+      dropped: result.dropped,
+      notes: result.notes,
     });
   } else {
     if (!options.write) io.stdout.write(unifiedDiff(result));
+    for (const edge of result.dropped) writeLine(io.stderr, droppedLine(edge, options.write));
+    for (const note of result.notes) writeLine(io.stderr, `note: ${note}`);
     writeLine(io.stderr, migrationSummary(result, options.write));
   }
   return EXIT_OK;
@@ -45,14 +61,21 @@ function reportUnsafe(error: UnsafeMigrationError, output: OutputFormat, io: Cli
   if (output === 'json') writeJson(io.stdout, { refused: error.problems, written: false });
   writeLine(io.stderr, `nudger: refusing to migrate; nothing was written:`);
   for (const problem of error.problems) writeLine(io.stderr, `  ${formatProblem(problem)}`);
+  if (error instanceof MigrationRefusedError) writeLine(io.stderr, error.advice);
+}
+
+function droppedLine(edge: DroppedEdge, written: boolean): string {
+  const where = edge.sources.map((s) => `${s.line === undefined ? s.file : `${s.file}:${String(s.line)}`} ${s.field}`);
+  const ns = edge.namespace === '' ? '' : `${edge.namespace}: `;
+  return `${written ? 'dropped' : 'would drop'} (--drop-invalid) ${ns}${edge.from} -> ${edge.to} [${edge.rule}] declared at ${where.join(', ')}: ${edge.reason}`;
 }
 
 export function unifiedDiff(result: MigrationResult): string {
   return result.changes
     .map((change) =>
       createTwoFilesPatch(
-        change.before === undefined ? '/dev/null' : `a/${change.path}`,
-        `b/${change.path}`,
+        change.before === undefined ? '/dev/null' : diffPath('a', change.path),
+        diffPath('b', change.path),
         change.before ?? '',
         change.after,
         undefined,
@@ -61,6 +84,11 @@ export function unifiedDiff(result: MigrationResult): string {
       ).replace(/^=+\n/, ''),
     )
     .join('');
+}
+
+/** `a/tmp/x/y.yaml` for `/tmp/x/y.yaml` (not `a//tmp/...`), `a/x/y.yaml` for `x/y.yaml`. */
+function diffPath(side: 'a' | 'b', path: string): string {
+  return `${side}/${path.replace(/^\/+/, '')}`;
 }
 
 function migrationSummary(result: MigrationResult, written: boolean): string {
