@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { buildNudgeGraphs, edgeKey } from '../../src/domain/graph.ts';
 import { planMigration, type SourceFile } from '../../src/domain/migrate.ts';
 import type { ManifestSet } from '../../src/domain/model.ts';
+import { placeByKustomize } from '../../src/manifest/kustomize-placement.ts';
 import { parseManifestSet } from '../../src/manifest/parse.ts';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e'] as const;
@@ -94,10 +95,54 @@ const fileArb: fc.Arbitrary<FileSpec> = fc
   })
   .map((file) => (file.docs.length === 1 ? file : { ...file, json: false }));
 
-const treeArb = fc.record({
-  files: fc.array(fileArb, { minLength: 1, maxLength: 6 }),
-  kustomizations: fc.subarray([...DIRS]),
-});
+interface TreeSpec {
+  readonly files: readonly FileSpec[];
+  readonly kustomizations: readonly string[];
+  /** The `namespace:` of each directory's kustomization (by DIRS index), if it has one. */
+  readonly kustomizeNamespaces: readonly (string | undefined)[];
+}
+
+const treeArb: fc.Arbitrary<TreeSpec> = fc
+  .record({
+    files: fc.array(fileArb, { minLength: 1, maxLength: 6 }),
+    kustomizations: fc.subarray([...DIRS]),
+    kustomizeNamespaces: fc.tuple(...DIRS.map(() => fc.constantFrom(undefined, 'team-a', 'team-k'))),
+  })
+  .map(migratableTree);
+
+/** The namespace kustomize gives objects of `dir`, if its kustomization sets one (overriding theirs). */
+function kustomizeNamespace(tree: Omit<TreeSpec, 'files'>, dir: string): string | undefined {
+  return tree.kustomizations.includes(dir)
+    ? tree.kustomizeNamespaces[DIRS.indexOf(dir as (typeof DIRS)[number])]
+    : undefined;
+}
+
+/**
+ * What migrate refuses is tested apart (test/domain/migrate-kustomize.test.ts): objects whose
+ * namespace nothing determines get one, and copies of a Component (same namespace and name after
+ * kustomize) agree on build-nudges-ref, so that these properties judge every generated tree.
+ */
+function migratableTree(tree: TreeSpec): TreeSpec {
+  const firstRefs = new Map<string, readonly string[] | undefined>();
+  const files = tree.files.map((file) => {
+    const setBy = kustomizeNamespace(tree, file.dir);
+    const docs = file.docs.map((doc): DocSpec => {
+      if (doc.kind === 'filler') return doc;
+      const namespace = setBy === undefined && doc.namespace === undefined ? 'team-a' : doc.namespace;
+      if (doc.kind === 'nudge-config') return { ...doc, namespace };
+      const key = `${setBy ?? namespace ?? ''}/${doc.name}`;
+      if (!firstRefs.has(key)) firstRefs.set(key, doc.refs);
+      return { ...doc, namespace, refs: firstRefs.get(key) };
+    });
+    return { ...file, docs };
+  });
+  return { ...tree, files };
+}
+
+/** What validate reads: the parser's objects in the namespaces kustomize gives them. */
+function readSet(files: readonly SourceFile[]): ManifestSet {
+  return placeByKustomize(parseManifestSet(files), files);
+}
 
 function metadataLines(name: string, namespace: string | undefined): string[] {
   return ['metadata:', `  name: ${name}`, ...(namespace === undefined ? [] : [`  namespace: ${namespace}`])];
@@ -200,7 +245,7 @@ function jsonOf(doc: DocSpec): string {
   }
 }
 
-function render(tree: { files: readonly FileSpec[]; kustomizations: readonly string[] }): SourceFile[] {
+function render(tree: TreeSpec): SourceFile[] {
   const files = tree.files.map((file, index) => {
     const path = `${file.dir === '' ? '' : `${file.dir}/`}f${String(index)}.${file.json ? 'json' : 'yaml'}`;
     const text = file.json && file.docs[0] !== undefined ? jsonOf(file.docs[0]) : file.docs.map(yamlOf).join('---\n');
@@ -210,7 +255,7 @@ function render(tree: { files: readonly FileSpec[]; kustomizations: readonly str
     const listed = files.filter((f) => f.path.slice(0, f.path.lastIndexOf('/') + 1) === (dir === '' ? '' : `${dir}/`));
     files.push({
       path: `${dir === '' ? '' : `${dir}/`}kustomization.yaml`,
-      text: `# kustomize\nresources:\n${listed.map((f) => `- ${f.path.slice(f.path.lastIndexOf('/') + 1)}`).join('\n')}${listed.length > 0 ? '\n' : ''}`.replace(
+      text: `# kustomize\n${kustomizeNamespace(tree, dir) === undefined ? '' : `namespace: ${kustomizeNamespace(tree, dir) ?? ''}\n`}resources:\n${listed.map((f) => `- ${f.path.slice(f.path.lastIndexOf('/') + 1)}`).join('\n')}${listed.length > 0 ? '\n' : ''}`.replace(
         'resources:\n#',
         '#',
       ),
@@ -244,10 +289,10 @@ describe('planMigration properties (real parser and graph)', () => {
     fc.assert(
       fc.property(treeArb, (tree) => {
         const files = render(tree);
-        const before = parseManifestSet(files);
+        const before = readSet(files);
         const result = planMigration(files);
         const afterFiles = applied(files, result.changes);
-        const after = parseManifestSet(afterFiles);
+        const after = readSet(afterFiles);
 
         const keysBefore = edgeKeys(before, () => true);
         const keysAfter = edgeKeys(after, (via) => via === 'NudgeConfig');
@@ -295,10 +340,14 @@ describe('planMigration properties (real parser and graph)', () => {
         const files = render(tree);
         const result = planMigration(files);
         assert.deepEqual(result.componentsUpdated, [...new Set(result.componentsUpdated)].sort());
-        const expected = tree.files
-          .flatMap((file) => file.docs)
-          .filter((doc): doc is ComponentSpec => doc.kind === 'component' && doc.refs !== undefined)
-          .map((doc) => (doc.namespace === undefined ? doc.name : `${doc.namespace}/${doc.name}`));
+        const expected = tree.files.flatMap((file) =>
+          file.docs
+            .filter((doc): doc is ComponentSpec => doc.kind === 'component' && doc.refs !== undefined)
+            .map((doc) => {
+              const namespace = kustomizeNamespace(tree, file.dir) ?? doc.namespace;
+              return namespace === undefined ? doc.name : `${namespace}/${doc.name}`;
+            }),
+        );
         assert.deepEqual(result.componentsUpdated, [...new Set(expected)].sort());
         const original = new Map(files.map((f) => [f.path, f.text]));
         for (const change of result.changes) {
