@@ -168,6 +168,13 @@ describe('nudger manager start-up errors', () => {
     assertRefused(shared, /^nudger: --webhook-port 18443 and --health-port 18443: /);
   });
 
+  it('exits 2 naming --kubeconfig when its file cannot be loaded', async () => {
+    const missing = join(dir, 'no-such-kubeconfig');
+    const exit = await runManager(['--kubeconfig', missing, '--webhook-cert-dir', certDir]);
+    assertRefused(exit, new RegExp(`^nudger: --kubeconfig ${missing}: cannot load: `));
+    assert.doesNotMatch(exit.stderr, /listening/);
+  });
+
   it('exits 2 when the webhook port is taken, before connecting to the API server', async () => {
     const taken = await occupiedPort();
     try {

@@ -1,5 +1,5 @@
 // `nudger manager`: argument handling and process lifetime only; src/manager/manager.ts does the work.
-import { loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
+import { KubeConfigError, loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
 import { ListenError, startManager, type ManagerServer, type RunningManager } from '../../manager/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../runtime/logger.ts';
@@ -65,7 +65,7 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
   await preflightManager(options);
   const githubHosts = parseGitHubHosts(options.githubHost);
   const logger = createLogger({ level: options.logLevel, destination: io.stderr });
-  const loaded = loadKubeConfig(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig });
+  const loaded = loadManagerKubeConfig(options.kubeconfig);
   logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
   let manager: RunningManager;
   try {
@@ -103,6 +103,18 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
   }
   logger.info('manager stopped');
   return EXIT_OK;
+}
+
+/** The kubeconfig, or a UsageError naming `--kubeconfig` when the flag's file is the problem. */
+function loadManagerKubeConfig(path: string | undefined): ReturnType<typeof loadKubeConfig> {
+  try {
+    return loadKubeConfig(path === undefined ? {} : { kubeconfigPath: path });
+  } catch (error) {
+    if (error instanceof KubeConfigError && error.source === 'flag') {
+      throw new UsageError(`--kubeconfig ${path ?? ''}: ${error.reason}`);
+    }
+    throw error;
+  }
 }
 
 function listenProblem(error: ListenError): string {
