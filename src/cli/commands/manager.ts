@@ -7,28 +7,14 @@ import { CertificateLoadError } from '../../webhooks/cert-watcher.ts';
 import { defaultGitHubApiUrl, type HostedForge } from '../../adapters/forges/hosted-resolver.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
-import { certDirError, preflightManager } from './manager-preflight.ts';
+import { certDirError, preflightManager, type ManagerPreflightOptions } from './manager-preflight.ts';
 
-export interface ManagerCommandOptions {
+/** The flags, as commander hands them over; those the preflight checks are declared there. */
+export interface ManagerCommandOptions extends ManagerPreflightOptions {
   readonly kubeconfig?: string;
-  readonly namespace?: string;
-  readonly leaderElect: boolean;
-  readonly leaderElectionNamespace: string;
-  readonly leaderElectionId: string;
-  readonly leaderElectLeaseDuration: number;
-  readonly leaderElectRenewDeadline: number;
-  readonly leaderElectRetryPeriod: number;
-  readonly webhookPort: number;
-  readonly webhookCertDir: string;
-  readonly metricsPort: number;
-  readonly healthPort: number;
   readonly logLevel: string;
   readonly githubHost: readonly string[];
-  readonly gitCacheDir?: string;
-  readonly changegroupPollInterval: number;
-  readonly changegroupUrlTemplate?: string;
   readonly botName: string;
-  readonly botEmail: string;
   /** Ends the manager (tests); the process signals do the same for a real run. */
   readonly signal?: AbortSignal;
 }
