@@ -3,7 +3,6 @@
 // NudgeConfig edited, a resync), it recomputes from the caches and writes only on a difference, so
 // its own status writes cannot loop. It never edits spec: stale entries stay until a human acts.
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
-import { NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import { VALID_CONDITION, mergeCondition, staleReferences } from '../domain/stale-references.ts';
 import type { EventRecorder } from '../runtime/events.ts';
@@ -11,7 +10,7 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconcil
 import { updateStatus } from '../runtime/status.ts';
 import type { Store } from '../runtime/store.ts';
 import type { ComponentResource, NudgeConfigResource } from './nudgeconfig-objects.ts';
-import { nudgePairs } from './nudgeconfig-objects.ts';
+import { nudgeConfigResourceFor, nudgePairs } from './nudgeconfig-objects.ts';
 
 export interface StaleReferenceReconcilerOptions {
   readonly client: ObjectClient;
@@ -45,7 +44,7 @@ export class StaleReferenceReconciler implements Reconciler {
     const outcome = { transitionedToStale: false };
     const written = await updateStatus<NudgeConfigResource>(
       client,
-      NUDGE_CONFIGS,
+      nudgeConfigResourceFor(cached),
       key,
       (current) => {
         // Recompute against the object just read: the cache may trail the server by an edit.

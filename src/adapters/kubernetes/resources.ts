@@ -38,6 +38,11 @@ export const CHANGE_GROUPS: ResourceRef = {
   kind: 'ChangeGroup',
   namespaced: true,
 };
+/**
+ * nudger's NudgeConfig, storage version. The CRD also serves upstream's v1beta2 from the same stored
+ * objects (conversion None), so a list or watch here returns every NudgeConfig, whichever version
+ * its client wrote, with apiVersion rewritten to v1alpha1.
+ */
 export const NUDGE_CONFIGS: ResourceRef = {
   group: 'konflux-ci.dev',
   version: 'v1alpha1',
@@ -45,6 +50,8 @@ export const NUDGE_CONFIGS: ResourceRef = {
   kind: 'NudgeConfig',
   namespaced: true,
 };
+/** The same objects as NUDGE_CONFIGS, read and written under upstream's v1beta2 schema (D1). */
+export const NUDGE_CONFIGS_V1BETA2: ResourceRef = { ...NUDGE_CONFIGS, version: 'v1beta2' };
 export const PIPELINE_RUNS: ResourceRef = {
   group: 'tekton.dev',
   version: 'v1',
