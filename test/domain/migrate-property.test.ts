@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildNudgeGraphs, edgeKey } from '../../src/domain/graph.ts';
-import { planMigration, type SourceFile } from '../../src/domain/migrate.ts';
+import {
+  MigrationRefusedError,
+  planMigration,
+  type MigrationResult,
+  type SourceFile,
+} from '../../src/domain/migrate.ts';
 import type { ManifestSet } from '../../src/domain/model.ts';
 import { placeByKustomize } from '../../src/manifest/kustomize-placement.ts';
 import { parseManifestSet } from '../../src/manifest/parse.ts';
@@ -284,19 +289,52 @@ function applied(files: readonly SourceFile[], changes: readonly { path: string;
   return [...byPath].map(([path, text]) => ({ path, text }));
 }
 
+/**
+ * The plan, with `--drop-invalid` when the plain run refuses (generated trees name unknown
+ * components, nudge themselves and form cycles); undefined when even that refuses, which must
+ * then be for a problem dropping cannot fix.
+ */
+function planOrRefusal(files: readonly SourceFile[]): MigrationResult | undefined {
+  try {
+    const result = planMigration(files);
+    assert.deepEqual(result.dropped, [], 'nothing is dropped without dropInvalid');
+    return result;
+  } catch (error) {
+    assert.ok(error instanceof MigrationRefusedError, String(error));
+    assert.ok(error.offences.length > 0);
+  }
+  try {
+    const result = planMigration(files, { dropInvalid: true });
+    assert.ok(result.dropped.length > 0, 'a refusal that dropping fixes drops something');
+    return result;
+  } catch (error) {
+    assert.ok(error instanceof MigrationRefusedError, String(error));
+    assert.ok(
+      error.offences.some((offence) => !offence.droppable),
+      'with dropInvalid, only what cannot be dropped refuses',
+    );
+    return undefined;
+  }
+}
+
 describe('planMigration properties (real parser and graph)', () => {
   it('loses no edge, invents none, leaves no source behind, and is idempotent', () => {
     fc.assert(
       fc.property(treeArb, (tree) => {
         const files = render(tree);
         const before = readSet(files);
-        const result = planMigration(files);
+        const result = planOrRefusal(files);
+        if (result === undefined) return;
         const afterFiles = applied(files, result.changes);
         const after = readSet(afterFiles);
 
-        const keysBefore = edgeKeys(before, () => true);
+        // Every edge survives, except those dropInvalid dropped (each listed; a copy of one in a
+        // NudgeConfig the migration does not write stays there), and none is invented.
+        const dropped = new Set(result.dropped.map((edge) => edgeKey(edge)));
+        const all = edgeKeys(before, () => true);
         const keysAfter = edgeKeys(after, (via) => via === 'NudgeConfig');
-        assert.deepEqual([...keysAfter].sort(), [...keysBefore].sort());
+        for (const key of all) if (!dropped.has(key)) assert.ok(keysAfter.has(key), `${key} lost`);
+        for (const key of keysAfter) assert.ok(all.has(key), `${key} invented`);
 
         // Every source is gone: no build-nudges-ref edges and no v1beta2 NudgeConfig left.
         assert.deepEqual(
@@ -311,7 +349,7 @@ describe('planMigration properties (real parser and graph)', () => {
           before,
           (via, flavour) => via === 'build-nudges-ref' || flavour === 'upstream-v1beta2',
         );
-        assert.equal(result.edges, migrated.size);
+        assert.equal(result.edges, [...migrated].filter((key) => !dropped.has(key)).length);
 
         // No NudgeConfig ends up with a duplicate pair (the generated inputs have none).
         for (const config of after.nudgeConfigs) {
@@ -328,6 +366,7 @@ describe('planMigration properties (real parser and graph)', () => {
 
         const again = planMigration(afterFiles);
         assert.deepEqual(again.changes, []);
+        assert.deepEqual(again.dropped, []);
         assert.equal(again.edges, 0);
       }),
       { numRuns: 200 },
@@ -338,7 +377,8 @@ describe('planMigration properties (real parser and graph)', () => {
     fc.assert(
       fc.property(treeArb, (tree) => {
         const files = render(tree);
-        const result = planMigration(files);
+        const result = planOrRefusal(files);
+        if (result === undefined) return;
         assert.deepEqual(result.componentsUpdated, [...new Set(result.componentsUpdated)].sort());
         const expected = tree.files.flatMap((file) =>
           file.docs

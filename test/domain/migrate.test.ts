@@ -97,6 +97,15 @@ const component = (name: string, namespace: string | undefined, specLines: strin
     '',
   ].join('\n');
 
+/**
+ * The other Components of a namespace, in a file no migration changes: migration refuses to write
+ * a NudgeConfig naming a component the input does not hold (see migrate-check.test.ts).
+ */
+const peers = (namespace: string, ...names: string[]): SourceFile => ({
+  path: `zz-peers-${namespace}.yaml`,
+  text: names.map((name) => component(JSON.stringify(name), namespace, 'spec:\n  application: x')).join('---\n'),
+});
+
 describe('planMigration: golden GitOps trees (exact text)', () => {
   it('multi-document file with comments, flow and quoted styles, an unrelated ConfigMap and a kustomization', () => {
     const result = runFixture('multi-doc');
@@ -151,7 +160,14 @@ describe('planMigration: rules', () => {
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  application: x') },
       { path: 'README.md', text: '# not: [valid yaml' },
     ]);
-    assert.deepEqual(result, { edges: 0, nudgeConfigs: [], componentsUpdated: [], changes: [] });
+    assert.deepEqual(result, {
+      edges: 0,
+      nudgeConfigs: [],
+      componentsUpdated: [],
+      changes: [],
+      dropped: [],
+      notes: [],
+    });
   });
 
   it('removes empty and null lists without creating a NudgeConfig, leaving spec: {} when spec empties', () => {
@@ -173,6 +189,8 @@ describe('planMigration: rules', () => {
       { path: 'apps/one.yaml', text: component('a', 'ns1', 'spec:\n  build-nudges-ref: [b]') },
       { path: 'apps/two.yaml', text: component('c', 'ns2', 'spec:\n  build-nudges-ref: [d]') },
       { path: 'apps/kustomization.yaml', text: 'resources:\n- one.yaml\n- two.yaml\n' },
+      peers('ns1', 'b'),
+      peers('ns2', 'd'),
     ]);
     assert.deepEqual(result.nudgeConfigs, [
       { namespace: 'ns1', file: 'apps/nudge-config.yaml', edges: 1 },
@@ -190,19 +208,24 @@ describe('planMigration: rules', () => {
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
       { path: 'nudge-config.yaml', text: 'kind: ConfigMap\n' },
       { path: 'nudge-config-ns.yaml', text: 'kind: ConfigMap\n' },
+      peers('ns', 'b'),
     ]);
     assert.deepEqual(result.nudgeConfigs, [{ namespace: 'ns', file: 'nudge-config-2.yaml', edges: 1 }]);
   });
 
   it('honours newFileName and refuses one with a directory', () => {
-    const files = [{ path: 'x/c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') }];
+    const files = [
+      { path: 'x/c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
+      peers('ns', 'b'),
+    ];
     assert.equal(planMigration(files, { newFileName: 'nudges.yml' }).nudgeConfigs[0]?.file, 'x/nudges.yml');
     throwsMigrationError(files, { file: 'x/y.yaml', reason: /plain file name/ }, { newFileName: 'x/y.yaml' });
   });
 
   it('writes a new NudgeConfig with explicit mode, sorted entries, a namespace and quoted YAML 1.1 look-alikes', () => {
     const result = planMigration([
-      { path: 'c.yaml', text: component('web', 'team', "spec:\n  build-nudges-ref: ['on', api, api, web]") },
+      { path: 'c.yaml', text: component('web', 'team', "spec:\n  build-nudges-ref: ['on', api, api]") },
+      peers('team', 'on', 'api'),
     ]);
     const created = result.changes.find((c) => c.path === 'nudge-config.yaml');
     assert.equal(
@@ -224,10 +247,6 @@ describe('planMigration: rules', () => {
         '    - from: web',
         '      to: "on"',
         '      mode: immediate',
-        // A self-nudge is copied, not dropped: `nudger lint` reports it, nothing is lost silently.
-        '    - from: web',
-        '      to: web',
-        '      mode: immediate',
         '',
       ].join('\n'),
     );
@@ -240,6 +259,7 @@ describe('planMigration: rules', () => {
       { path: 'a.yaml', text: ours('misnamed') },
       { path: 'b.yaml', text: ours('nudge-config') },
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
+      peers('ns', 'b', 'x', 'z'),
     ]);
     assert.deepEqual(result.nudgeConfigs, [{ namespace: 'ns', file: 'b.yaml', edges: 2 }]);
     assert.deepEqual(
@@ -255,6 +275,7 @@ describe('planMigration: rules', () => {
         text: 'apiVersion: konflux-ci.dev/v1alpha1\nkind: NudgeConfig\nmetadata:\n  name: nudge-config\n  namespace: ns\nspec: {}\n',
       },
       { path: 'c.yaml', text: component('a', 'ns', 'spec: {application: x, build-nudges-ref: [b]}') },
+      peers('ns', 'b'),
     ]);
     assert.deepEqual(
       result.changes.map((c) => c.after),
@@ -271,6 +292,7 @@ describe('planMigration: rules', () => {
     const result = planMigration([
       { path: 'nc.yaml', text },
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
+      peers('ns', 'b', 'w', 'z'),
     ]);
     assert.equal(
       result.changes.find((c) => c.path === 'nc.yaml')?.after,
@@ -282,6 +304,7 @@ describe('planMigration: rules', () => {
     const result = planMigration([
       { path: 'c.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
       { path: 'Kustomization', text: 'namePrefix: a-  # keep\n' },
+      peers('ns', 'b'),
     ]);
     assert.equal(
       result.changes.find((c) => c.path === 'Kustomization')?.after,
@@ -413,7 +436,10 @@ describe('planMigration: refusals of YAML it cannot rewrite safely', () => {
   });
 
   it('rewrites an explicit-key pair by re-rendering the document', () => {
-    const result = planMigration([{ path: 'c.yaml', text: `${head}spec:\n  ? build-nudges-ref\n  : [b]\n  x: 1\n` }]);
+    const result = planMigration([
+      { path: 'c.yaml', text: `${head}spec:\n  ? build-nudges-ref\n  : [b]\n  x: 1\n` },
+      peers('ns', 'b'),
+    ]);
     assert.equal(result.changes.find((c) => c.path === 'c.yaml')?.after, `${head}spec:\n  x: 1\n`);
   });
 });
