@@ -124,6 +124,60 @@ describe('ChangeGroup pull request (local forge, real git)', () => {
     assert.equal(env.show(outcome.commit, 'README.md'), `quay.io/org/operand-a@${DIGEST('1')}\n`);
   });
 
+  it('rewrites the distribution names a ReleasePlanAdmission gives (D6), anchored; a component referenced nowhere is NotReferenced', async () => {
+    const env = await setup('pr-distribution');
+    const operator = 'registry.redhat.io/network-observability/network-observability-rhel9-operator';
+    const script = [
+      '#!/bin/bash',
+      `export OPERATOR_IMAGE_PULLSPEC='${operator}@${OLD}'`,
+      `export CONSOLE_PLUGIN_PULLSPEC='${operator}-extra@${OLD}'`,
+      `export OPERATOR_TAGGED='${operator}:v1.9@${OLD}'`,
+      '',
+    ].join('\n');
+    const repo = await env.forge.createRepository('acme', 'netobserv-bundle', {
+      'hack/nudging/container_digest.sh': script,
+    });
+    const both = input({ builds: [build('operand-a', '1', 5), build('operand-b', '2', 6)] });
+    const first = step(both);
+    assert.ok(first.intent);
+    const resolved: ResolvedForge = { provider: env.forge, repo };
+    const observed = await observePullRequest(resolved, first.doc, BOT);
+    const outcome = await ensurePullRequest(first.doc, first.intent, observed, {
+      ...env.options,
+      forge: resolved,
+      fileMatchOf: () => ['hack/nudging/container_digest\\.sh'],
+      distributionRepositoriesOf: (component) =>
+        component === 'operand-a'
+          ? ['quay.io/redhat-prod/network-observability----network-observability-rhel9-operator', operator]
+          : [],
+    });
+    const after = git(
+      env.dir,
+      '--git-dir',
+      env.forge.gitDirectory(repo),
+      'show',
+      `${outcome.commit}:hack/nudging/container_digest.sh`,
+    );
+    assert.equal(
+      after,
+      script
+        .replace(`${operator}@${OLD}`, `${operator}@${DIGEST('1')}`)
+        .replace(`${operator}:v1.9@${OLD}`, `${operator}:v1.9@${DIGEST('1')}`),
+      'the distribution name gets the digest, its tag is kept, and the longer name is not touched',
+    );
+    // Before, operand-a was listed too: its build repository appears nowhere in this file.
+    assert.deepEqual(outcome.unreferenced, ['operand-b']);
+    const recorded = recordPullRequestPush(first.status, first.intent, outcome);
+    assert.deepEqual(
+      recorded.components?.map((c) => [c.name, c.state]),
+      [
+        ['operand-a', 'Ready'],
+        ['operand-b', 'NotReferenced'],
+        ['operator', 'Waiting'],
+      ],
+    );
+  });
+
   it('opens a draft PR with one bot commit on the base that rewrites only the digest references', async () => {
     const { outcome, forge, repo, gitDir, dir, show, first } = await openPullRequest('pr-create');
     assert.equal(outcome.pushed, true);

@@ -21,8 +21,7 @@ import type {
   PullRequestObservation,
   PullRequestPushResult,
 } from '../../domain/changegroup/state.ts';
-import { imageRepository } from '../../domain/changegroup/verify-build.ts';
-import { compileFileMatch, pathMatches, rewriteDigests } from '../../domain/digest-rewrite/index.ts';
+import { compileFileMatch, imageRepository, pathMatches, rewriteDigests } from '../../domain/digest-rewrite/index.ts';
 import {
   parseDescription,
   updateDescription,
@@ -110,12 +109,20 @@ export interface PullRequestWriterOptions {
    * the files its own fileMatch selects, as its own nudge would have done.
    */
   readonly fileMatchOf: (build: PullRequestBuild) => readonly string[];
+  /**
+   * D6: the names a nudging component is released under (ReleasePlanAdmissions), rewritten like
+   * its build repository. None when not given.
+   */
+  readonly distributionRepositoriesOf?: (component: string) => readonly string[];
 }
 
 export interface PushOutcome extends PullRequestPushResult {
   /** Whether git actually pushed (false: the branch already held this exact commit). */
   readonly pushed: boolean;
-  /** Repositories the nudged repository never references by digest. */
+  /**
+   * Nudging components none of whose repositories (built or distribution) the nudged repository
+   * references by digest, in the files their fileMatch selects.
+   */
   readonly unreferenced: readonly string[];
 }
 
@@ -148,7 +155,12 @@ export async function ensurePullRequest(
     options.baseBranch,
     provider.credentials,
   );
-  const rewrite = await rewriteForBuilds(checkout, intent.builds, options.fileMatchOf);
+  const rewrite = await rewriteForBuilds(
+    checkout,
+    intent.builds,
+    options.fileMatchOf,
+    options.distributionRepositoriesOf ?? (() => []),
+  );
   const message = pullRequestCommitMessage(changeGroup, intent.builds, intent.final);
   const commit = await checkout.commitOnBase({
     files: rewrite.changes,
@@ -213,6 +225,29 @@ function groupByFileMatch(
 }
 
 /**
+ * Every repository each build's digest goes to: its built repository, then its distribution
+ * repositories. A distribution name two builds of one group claim with different digests is left
+ * to neither (which release is meant cannot be told); built repositories are never dropped.
+ */
+function repositoriesOf(
+  builds: readonly PullRequestBuild[],
+  distributionRepositoriesOf: (component: string) => readonly string[],
+): Map<PullRequestBuild, string[]> {
+  const claims = new Map<string, Set<string>>();
+  const wanted = new Map<PullRequestBuild, string[]>();
+  for (const build of builds) {
+    const built = imageRepository(build.pullSpec);
+    const names = [...new Set([built, ...distributionRepositoriesOf(build.name)])];
+    wanted.set(build, names);
+    for (const name of names.slice(1)) claims.set(name, (claims.get(name) ?? new Set()).add(build.digest));
+  }
+  for (const [build, names] of wanted) {
+    wanted.set(build, [names[0] ?? '', ...names.slice(1).filter((name) => (claims.get(name)?.size ?? 0) <= 1)]);
+  }
+  return wanted;
+}
+
+/**
  * The changed files of the single commit. Each group of builds rewrites the texts the previous
  * groups left, so two digests in one file both land; every file is read once.
  */
@@ -220,6 +255,7 @@ async function rewriteForBuilds(
   checkout: { readFiles(filter: (path: string) => boolean): Promise<FileText[]> },
   builds: readonly PullRequestBuild[],
   fileMatchOf: (build: PullRequestBuild) => readonly string[],
+  distributionRepositoriesOf: (component: string) => readonly string[],
 ): Promise<{ changes: FileText[]; unreferenced: string[] }> {
   const groups = groupByFileMatch(builds, fileMatchOf);
   const matchers = groups.flatMap((group) => compileFileMatch(group.fileMatch));
@@ -227,13 +263,17 @@ async function rewriteForBuilds(
   const original = new Map(texts);
   const unreferenced: string[] = [];
   for (const group of groups) {
+    const repositories = repositoriesOf(group.builds, distributionRepositoriesOf);
     const result = rewriteDigests(
       [...texts].map(([path, text]) => ({ path, text })),
-      group.builds.map((b) => ({ repository: imageRepository(b.pullSpec), digest: b.digest })),
+      group.builds.flatMap((b) => (repositories.get(b) ?? []).map((repository) => ({ repository, digest: b.digest }))),
       group.fileMatch,
     );
     for (const change of result.changes) texts.set(change.path, change.after);
-    unreferenced.push(...result.unreferenced);
+    const unseen = new Set(result.unreferenced);
+    for (const build of group.builds) {
+      if ((repositories.get(build) ?? []).every((repository) => unseen.has(repository))) unreferenced.push(build.name);
+    }
   }
   const changes = [...texts]
     .filter(([path, text]) => original.get(path) !== text)

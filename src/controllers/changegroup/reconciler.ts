@@ -24,7 +24,11 @@ import {
   type PullRequestBuild,
 } from '../../domain/changegroup/state.ts';
 import type { NudgingComponentFacts } from '../../domain/changegroup/verify-build.ts';
-import { resolveFileMatch, type FileMatchSources } from '../../domain/digest-rewrite/index.ts';
+import {
+  distributionRepositories,
+  resolveFileMatch,
+  type FileMatchSources,
+} from '../../domain/digest-rewrite/index.ts';
 import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
@@ -55,6 +59,11 @@ export interface ChangeGroupReconcilerOptions {
   readonly nudgeConfigs: Store<NudgeConfigResource>;
   /** Nudge PipelineRuns (label-filtered informer). */
   readonly nudgeRuns: Store<KubeObject>;
+  /**
+   * ReleasePlanAdmissions of the whole cluster (D6 distribution repositories); empty or absent
+   * when their CRD is not installed, and then only build repositories are rewritten.
+   */
+  readonly releasePlanAdmissions?: Store<KubeObject>;
   readonly builds: BuildVerifier;
   readonly forges: ForgeResolver;
   readonly workspaces: GitWorkspaces;
@@ -235,6 +244,8 @@ export class ChangeGroupReconciler implements Reconciler {
               await renovateConfigMapSources(o.client, key.namespace, nudged, signal),
               verified.builds,
             ),
+            distributionRepositoriesOf: (component) =>
+              distributionRepositories(o.releasePlanAdmissions?.list() ?? [], key.namespace, component).repositories,
           });
           status = recordPullRequestPush(status, intent, outcome);
           if (outcome.pushed) {
@@ -251,7 +262,7 @@ export class ChangeGroupReconciler implements Reconciler {
               changeGroup,
               'Warning',
               'DigestNotReferenced',
-              `the repository of ${spec.nudgedComponent} references no digest of ${outcome.unreferenced.join(', ')}`,
+              `the repository of ${spec.nudgedComponent} references no digest of ${outcome.unreferenced.join(', ')} (neither its build repository nor any distribution repository)`,
             );
           }
         }

@@ -28,9 +28,16 @@ export function isCollectingPhase(phase: ChangeGroupPhase): boolean {
  * Per-component state. The ADR shows Waiting and Ready only. A component removed from the spec is
  * dropped from status altogether rather than kept as "Removed": the status is what the pull request
  * is rebuilt from (D5), so a lingering entry would risk its digest finding its way back in.
+ * `NotReferenced`: its build was collected, but no file of the pull request references any of its
+ * repositories by digest, so the PR changes nothing for it. Like Ready, it waits for nothing more.
  */
-export const COMPONENT_STATES = ['Waiting', 'Ready'] as const;
+export const COMPONENT_STATES = ['Waiting', 'Ready', 'NotReferenced'] as const;
 export type ComponentState = (typeof COMPONENT_STATES)[number];
+
+/** States whose build is collected: nothing more to wait for. */
+export function hasCollectedBuild(state: ComponentState): boolean {
+  return state === 'Ready' || state === 'NotReferenced';
+}
 
 /** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
 export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
@@ -45,6 +52,8 @@ export const CONDITION_BUILDS_VERIFIED = 'BuildsVerified';
 /** Reasons of `AllComponentsReady`; `WaitingForComponents` is the ADR's own. */
 export const ALL_COMPONENTS_READY_REASONS = {
   ready: 'AllComponentsReady',
+  /** Every build is collected, but the nudged repository references some of them nowhere. */
+  readyNotReferenced: 'ComponentsNotReferenced',
   waiting: 'WaitingForComponents',
   /** A human ticked "build now" (or removed `[skip ci]` in description mode) before all were ready. */
   releasedEarly: 'BuildRequestedEarly',

@@ -24,6 +24,7 @@ import {
   CONDITION_MANUAL_CHANGES_DETECTED,
   DEFAULT_SKIP_CI_MODE,
   FORGE_AVAILABLE_REASONS,
+  hasCollectedBuild,
   MANUAL_CHANGES_REASONS,
   isCollectingPhase,
   isTerminalPhase,
@@ -267,13 +268,22 @@ function readinessCondition(
   nudgedComponent: string,
 ): Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> {
   const type = CONDITION_ALL_COMPONENTS_READY;
-  const waiting = components.filter((c) => c.state !== 'Ready').map((c) => c.name);
+  const waiting = components.filter((c) => !hasCollectedBuild(c.state)).map((c) => c.name);
+  const notReferenced = components.filter((c) => c.state === 'NotReferenced').map((c) => c.name);
   if (components.length === 0) {
     return {
       type,
       status: 'False',
       reason: ALL_COMPONENTS_READY_REASONS.noNudgingComponents,
       message: `No component nudges ${nudgedComponent}`,
+    };
+  }
+  if (waiting.length === 0 && notReferenced.length > 0) {
+    return {
+      type,
+      status: 'True',
+      reason: ALL_COMPONENTS_READY_REASONS.readyNotReferenced,
+      message: `All ${plural(components.length, 'component')} have a build; the repository of ${nudgedComponent} references no digest of ${listNames(notReferenced)}`,
     };
   }
   if (waiting.length === 0) {
@@ -340,8 +350,8 @@ function nextPhase(
   if (pr.state === 'closed' && recorded) return 'Cancelled';
   if (!isCollectingPhase(previous)) return previous;
   if (timedOut(input)) return 'Failed';
-  const anyReady = components.some((c) => c.state === 'Ready');
-  if (components.length > 0 && components.every((c) => c.state === 'Ready')) return 'Ready';
+  const anyReady = components.some((c) => hasCollectedBuild(c.state));
+  if (components.length > 0 && components.every((c) => hasCollectedBuild(c.state))) return 'Ready';
   if (pr.state === 'open' && pr.buildNowRequested && anyReady) return 'Ready';
   if (anyReady || pr.state === 'open') return 'Waiting';
   return previous;
@@ -482,7 +492,7 @@ function pullRequestIntents(
   if (phase === 'Failed' || manualChanges) return describe;
 
   const builds: PullRequestBuild[] = components
-    .filter((c) => c.state === 'Ready' && c.newBuild !== undefined)
+    .filter((c) => hasCollectedBuild(c.state) && c.newBuild !== undefined)
     .map((c) => ({ name: c.name, digest: c.newBuild ?? '', pullSpec: c.newBuildPullSpec ?? '' }))
     .sort(byName);
   if (builds.length === 0) return describe;
@@ -543,8 +553,19 @@ export interface PullRequestPushResult {
 export function recordPullRequestPush(
   status: ChangeGroupStatus,
   intent: EnsurePullRequestIntent,
-  result: PullRequestPushResult,
+  result: PullRequestPushResult & {
+    /** Components of this push none of whose repositories any file references by digest. */
+    readonly unreferenced?: readonly string[];
+  },
 ): ChangeGroupStatus {
+  // Only the digest pushed is judged: a newer build collected meanwhile is judged by its own push.
+  const unreferenced = new Set(result.unreferenced ?? []);
+  const pushed = new Map(intent.builds.map((b) => [b.name, b.digest]));
+  const components = (status.components ?? []).map((c): ChangeGroupComponentStatus => {
+    if (!hasCollectedBuild(c.state) || c.newBuild === undefined || pushed.get(c.name) !== c.newBuild) return c;
+    const state = unreferenced.has(c.name) ? 'NotReferenced' : 'Ready';
+    return state === c.state ? c : { ...c, state };
+  });
   const pullRequest: PullRequestStatus = {
     number: result.number,
     url: result.url,
@@ -557,7 +578,12 @@ export function recordPullRequestPush(
     pushedBuilds: intent.builds.map((b) => ({ name: b.name, digest: b.digest })),
     descriptionFingerprint: intent.descriptionFingerprint,
   };
-  return { ...status, pullRequestURL: result.url, pullRequest };
+  return {
+    ...status,
+    ...(status.components === undefined ? {} : { components }),
+    pullRequestURL: result.url,
+    pullRequest,
+  };
 }
 
 export function recordReadyForReview(status: ChangeGroupStatus): ChangeGroupStatus {

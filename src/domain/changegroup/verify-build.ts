@@ -11,6 +11,7 @@ import {
   type NudgePipelineRun,
 } from '../nudge-pipelinerun.ts';
 import { BUILD_NUDGE_FILES_ANNOTATION } from '../digest-rewrite/file-match.ts';
+import { imageRepository } from '../digest-rewrite/reference.ts';
 import { dns1123SubdomainProblem } from '../names.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -76,13 +77,7 @@ export type BuildVerification =
   | ({ readonly ok: true } & VerifiedBuild)
   | { readonly ok: false; readonly reason: BuildRejection; readonly message: string };
 
-/** Splits `repo[:tag][@digest]` into its repository, ignoring a port in the registry host. */
-export function imageRepository(reference: string): string {
-  const withoutDigest = reference.split('@', 1)[0] ?? '';
-  const lastSlash = withoutDigest.lastIndexOf('/');
-  const colon = withoutDigest.lastIndexOf(':');
-  return colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
-}
+export { imageRepository };
 
 function reject(reason: BuildRejection, message: string): BuildVerification {
   return { ok: false, reason, message };

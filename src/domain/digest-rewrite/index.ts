@@ -13,7 +13,19 @@ export {
   splitFileMatch,
   type FileMatchSources,
 } from './file-match.ts';
-export { DIGEST_PATTERN, referenceRegex, type DigestUpdateRequest } from './reference.ts';
+export {
+  distributionRepositories,
+  registryRedHatIoName,
+  type DistributionRepositories,
+  type IgnoredDistributionUrl,
+} from './distribution-repositories.ts';
+export {
+  DIGEST_PATTERN,
+  imageRepository,
+  isImageRepository,
+  referenceRegex,
+  type DigestUpdateRequest,
+} from './reference.ts';
 export {
   DEFAULT_MAX_FILE_CHARS,
   rewriteDigests,

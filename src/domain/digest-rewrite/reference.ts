@@ -18,6 +18,19 @@ const REPOSITORY_PATTERN = new RegExp(
   `^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`,
 );
 
+/** True when `name` is a bare image repository: registry host optional, no tag, no digest. */
+export function isImageRepository(name: string): boolean {
+  return REPOSITORY_PATTERN.test(name);
+}
+
+/** Splits `repo[:tag][@digest]` into its repository, ignoring a port in the registry host. */
+export function imageRepository(reference: string): string {
+  const withoutDigest = reference.split('@', 1)[0] ?? '';
+  const lastSlash = withoutDigest.lastIndexOf('/');
+  const colon = withoutDigest.lastIndexOf(':');
+  return colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }

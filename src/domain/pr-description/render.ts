@@ -26,7 +26,11 @@ export class DescriptionInputError extends Error {
 
 export const TABLE_HEADER = '| Component | State | Current | New | New pull spec | Build PipelineRun | Last updated |';
 export const TABLE_SEPARATOR = '| --- | --- | --- | --- | --- | --- | --- |';
-export const STATE_CELLS: Readonly<Record<ComponentState, string>> = { Ready: '✅ Ready', Waiting: '⏳ Waiting' };
+export const STATE_CELLS: Readonly<Record<ComponentState, string>> = {
+  Ready: '✅ Ready',
+  Waiting: '⏳ Waiting',
+  NotReferenced: '⚠️ Not referenced',
+};
 export const NOTE_PREFIX = '> ⚠️ ';
 // The ChangeGroup line is parsed back; `<` never survives escaping, so `[^<]*` finds each value.
 export const MANAGED_BY_LINE =

@@ -15,6 +15,7 @@ export const UPSTREAM_CRDS = {
   applications: join(SANDBOX_CRD_DIR, 'appstudio.redhat.com_applications.yaml'),
   upstreamNudgeConfigs: join(SANDBOX_CRD_DIR, 'appstudio.redhat.com_nudgeconfigs.yaml'),
   pipelineRuns: join(SANDBOX_CRD_DIR, 'tekton.dev_pipelineruns.yaml'),
+  releasePlanAdmissions: join(SANDBOX_CRD_DIR, 'appstudio.redhat.com_releaseplanadmissions.yaml'),
 } as const;
 
 const NUDGER_CRD_DIR = join(REPO_ROOT, 'deploy', 'crds');
@@ -33,4 +34,5 @@ export const SANDBOX_CRDS: readonly string[] = [
   UPSTREAM_CRDS.componentGroups,
   UPSTREAM_CRDS.snapshots,
   UPSTREAM_CRDS.pipelineRuns,
+  UPSTREAM_CRDS.releasePlanAdmissions,
 ];

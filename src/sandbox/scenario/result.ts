@@ -122,7 +122,7 @@ function changeGroupLines(group: ChangeGroupResult): string[] {
     lines.push(`  pull request: ${pr.url} (${pr.state}${pr.draft ? ', draft' : ''})`);
     lines.push(`  head commit: ${pr.headCommitMessage.split('\n', 1)[0] ?? ''}`);
   }
-  const waiting = group.components.filter((c) => c.state !== 'Ready').map((c) => c.name);
+  const waiting = group.components.filter((c) => c.state === 'Waiting').map((c) => c.name);
   if (waiting.length > 0) lines.push(`  waiting for: ${waiting.join(', ')}`);
   return lines;
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   reconcileChangeGroup,
   recordDescriptionUpdate,
+  recordForgeAvailability,
   recordPullRequestPush,
   recordReadyForReview,
   type ChangeGroupIntent,
@@ -125,6 +126,71 @@ describe('reconcileChangeGroup', () => {
     );
     assert.deepEqual(after.intents, []);
     assert.deepEqual(after.status, status);
+  });
+
+  it('a collected build no file references is NotReferenced, not Ready; it waits for nothing and is not pushed again', () => {
+    const first = reconcileChangeGroup(input({ builds: [build('operand-a', '1', 1), build('operand-b', '2', 2)] }));
+    const ensure = ensureOf(first.intents);
+    let status = recordPullRequestPush(first.status, ensure, { ...PUSH_RESULT, unreferenced: ['operand-b'] });
+    assert.deepEqual(
+      status.components?.map((c) => [c.name, c.state]),
+      [
+        ['operand-a', 'Ready'],
+        ['operand-b', 'NotReferenced'],
+        ['operator', 'Waiting'],
+      ],
+    );
+    const waiting = reconcileChangeGroup(input({ status, now: at(5), pullRequest: OPEN }));
+    assert.equal(waiting.status.phase, 'Waiting');
+    assert.equal(condition(waiting.status, 'AllComponentsReady')?.message, 'Waiting for 1 component: operator');
+    assert.deepEqual(kinds(waiting.intents), ['updateDescription'], 'no push: the same builds are on the branch');
+
+    const last = reconcileChangeGroup(
+      input({ status, now: at(6), builds: [build('operator', '3', 6)], pullRequest: OPEN }),
+    );
+    assert.equal(last.status.phase, 'Ready', 'a NotReferenced component is not waited for');
+    const ready = condition(last.status, 'AllComponentsReady');
+    assert.deepEqual([ready?.status, ready?.reason], ['True', 'ComponentsNotReferenced']);
+    assert.match(ready?.message ?? '', /references no digest of operand-b$/);
+    assert.equal(last.status.summary, '2/3', 'the summary counts only what the PR changes');
+    const final = ensureOf(last.intents);
+    assert.deepEqual(
+      final.builds.map((b) => b.name),
+      ['operand-a', 'operand-b', 'operator'],
+      'its digest stays in the pushed set, so the PR does not flap',
+    );
+    status = recordPullRequestPush(last.status, final, { ...PUSH_RESULT, unreferenced: [] });
+    assert.equal(
+      status.components?.find((c) => c.name === 'operand-b')?.state,
+      'Ready',
+      'referenced once a file has it',
+    );
+  });
+
+  it('records ForgeAvailable apart from the state machine, keeping the other conditions', () => {
+    const { status } = reconcileChangeGroup(input());
+    const down = recordForgeAvailability(
+      status,
+      {
+        ok: false,
+        host: 'github.example',
+        reason: 'ForgeUnreachable',
+        message: 'connection refused to github.example:443',
+      },
+      at(1),
+      1,
+    );
+    const forge = condition(down, 'ForgeAvailable');
+    assert.deepEqual(
+      [forge?.status, forge?.reason, forge?.message, forge?.lastTransitionTime],
+      ['False', 'ForgeUnreachable', 'github.example: connection refused to github.example:443', iso(1)],
+    );
+    assert.deepEqual(condition(down, 'AllComponentsReady'), condition(status, 'AllComponentsReady'));
+    const up = recordForgeAvailability(down, { ok: true, host: 'github.example' }, at(2), 1);
+    assert.deepEqual(
+      [condition(up, 'ForgeAvailable')?.status, condition(up, 'ForgeAvailable')?.lastTransitionTime],
+      ['True', iso(2)],
+    );
   });
 
   it('honours removing a nudging component at once: gone from status and from the PR', () => {
