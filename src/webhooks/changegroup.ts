@@ -5,8 +5,10 @@
 import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { parseTimeout } from '../domain/changegroup/duration.ts';
 import { CHANGE_GROUP_PHASES, isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
+import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from '../schema/changegroup.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import type { ComponentLookup } from './nudgeconfig.ts';
+import { admittedApiVersion } from './served-versions.ts';
 
 /** A ChangeGroup as admission reads it: the hold decision's view plus the timeout to check. */
 export interface ChangeGroupAdmissionView extends ChangeGroupView {
@@ -145,6 +147,12 @@ export function changeGroupValidator(lookups: ChangeGroupValidatorLookups): Admi
   return async (request: AdmissionRequest, signal: AbortSignal): Promise<AdmissionDecision> => {
     const { operation } = request;
     if (operation !== 'CREATE' && operation !== 'UPDATE') return { allowed: true };
+    const admitted = admittedApiVersion(request, {
+      group: CHANGE_GROUP_GROUP,
+      kind: CHANGE_GROUP_KIND,
+      apiVersions: [CHANGE_GROUP_API_VERSION],
+    });
+    if ('denial' in admitted) return admitted.denial;
     const changeGroup = readChangeGroupView(request.object, request.namespace);
     // The CRD schema requires nudgedComponent, so only a request the API server never sends gets here.
     if (changeGroup === undefined) {

@@ -4,7 +4,15 @@ import { decideNudgeConfigAdmission, namesToCheck } from '../domain/nudgeconfig-
 import { manifestSetFromObjects } from '../manifest/parse.ts';
 import { SERVED_NUDGE_CONFIG_API_VERSIONS } from '../schema/api-versions.ts';
 import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND } from '../schema/nudgeconfig.ts';
-import type { AdmissionDecision, AdmissionHandler, AdmissionRequest, GroupVersionKind } from './admission.ts';
+import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
+import { admittedApiVersion, type ServedKind } from './served-versions.ts';
+
+/** Both versions the CRD serves, each judged by its own rules (D1). */
+const SERVED: ServedKind = {
+  group: NUDGE_CONFIG_GROUP,
+  kind: NUDGE_CONFIG_KIND,
+  apiVersions: SERVED_NUDGE_CONFIG_API_VERSIONS,
+};
 
 /** Which Components exist: a cache for speed, a live read to confirm a miss before denying. */
 export interface ComponentLookup {
@@ -15,8 +23,9 @@ export interface ComponentLookup {
 export function nudgeConfigValidator(components: ComponentLookup): AdmissionHandler {
   return async (request: AdmissionRequest, signal: AbortSignal): Promise<AdmissionDecision> => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { allowed: true };
-    const apiVersion = admittedApiVersion(request);
-    if (apiVersion === undefined) return unknownVersionDenial(request);
+    const admitted = admittedApiVersion(request, SERVED);
+    if ('denial' in admitted) return admitted.denial;
+    const { apiVersion } = admitted;
     const origin = `admission request ${request.uid}`;
     const read = (object: unknown) => manifestSetFromObjects([{ value: asSent(object, request, apiVersion), origin }]);
     const incoming = read(request.object);
@@ -35,35 +44,6 @@ export function nudgeConfigValidator(components: ComponentLookup): AdmissionHand
     return decision.allowed
       ? { allowed: true, ...warnings }
       : { allowed: false, code: 422, reason: 'Invalid', message: decision.message, ...warnings };
-  };
-}
-
-/**
- * The version whose rules apply: the one the client wrote (`requestKind`; `kind` is what the object
- * was converted to when `matchPolicy: Equivalent` matched another version), if nudger serves it.
- */
-function admittedApiVersion(request: AdmissionRequest): string | undefined {
-  const kind = request.requestKind ?? request.kind;
-  const apiVersion = `${kind.group}/${kind.version}`;
-  return kind.kind === NUDGE_CONFIG_KIND &&
-    kind.group === NUDGE_CONFIG_GROUP &&
-    SERVED_NUDGE_CONFIG_API_VERSIONS.includes(apiVersion)
-    ? apiVersion
-    : undefined;
-}
-
-function formatKind(kind: GroupVersionKind): string {
-  return `${kind.group === '' ? '' : `${kind.group}/`}${kind.version} ${kind.kind}`;
-}
-
-/** Fail closed: a version nudger cannot judge is never let in unjudged. */
-function unknownVersionDenial(request: AdmissionRequest): AdmissionDecision {
-  const kind = request.requestKind ?? request.kind;
-  return {
-    allowed: false,
-    code: 400,
-    reason: 'BadRequest',
-    message: `nudger's NudgeConfig webhook judges ${SERVED_NUDGE_CONFIG_API_VERSIONS.join(' and ')} ${NUDGE_CONFIG_KIND}s only; this request is for ${formatKind(kind)}, whose rules nudger does not know (is the webhook registered for a version nudger does not serve?)`,
   };
 }
 

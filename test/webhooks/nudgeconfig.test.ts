@@ -9,6 +9,7 @@ import { manifestSetFromObjects } from '../../src/manifest/parse.ts';
 import { SERVED_NUDGE_CONFIG_API_VERSIONS } from '../../src/schema/api-versions.ts';
 import { NUDGE_CONFIG_CRD, toCustomResourceDefinition } from '../../src/schema/crd.ts';
 import type { AdmissionDecision, AdmissionRequest, GroupVersionKind } from '../../src/webhooks/admission.ts';
+import { changeGroupValidator } from '../../src/webhooks/changegroup.ts';
 import { nudgeConfigValidator, type ComponentLookup } from '../../src/webhooks/nudgeconfig.ts';
 
 /** Every component of the checkout tenant exists; the lookup records what it was asked. */
@@ -27,7 +28,7 @@ const kind = (version: string, group = 'konflux-ci.dev', k = 'NudgeConfig'): Gro
   kind: k,
 });
 
-function nudgeConfig(apiVersion: string, nudges: Record<string, string>[]): Record<string, unknown> {
+function nudgeConfig(apiVersion: string, nudges: object[]): Record<string, unknown> {
   return { apiVersion, kind: 'NudgeConfig', metadata: { name: 'nudge-config' }, spec: { nudges } };
 }
 
@@ -49,7 +50,10 @@ function request(
   };
 }
 
-async function admit(req: AdmissionRequest, lookup = new TenantComponents()): Promise<AdmissionDecision> {
+async function admit(
+  req: AdmissionRequest,
+  lookup: ComponentLookup = new TenantComponents(),
+): Promise<AdmissionDecision> {
   return nudgeConfigValidator(lookup)(req, new AbortController().signal);
 }
 
@@ -128,6 +132,43 @@ describe('NudgeConfig webhook: versions it does not know', () => {
     const decision = await admit(request(nudgeConfig('appstudio.redhat.com/v1beta2', UNGATED)));
     assert.equal(decision.allowed, false);
     assert.match(messageOf(decision), /this request is for appstudio\.redhat\.com\/v1beta2/);
+  });
+
+  it('the ChangeGroup webhook likewise denies a version it does not know, asking nothing', async () => {
+    const asked: string[] = [];
+    const handler = changeGroupValidator({
+      components: {
+        missing: (_ns, names) => {
+          asked.push(...names);
+          return Promise.resolve(new Set<string>());
+        },
+      },
+      edges: { withoutEdge: () => Promise.resolve(new Set<string>()) },
+      changeGroups: { inNamespace: () => [] },
+    });
+    const changeGroup = {
+      apiVersion: 'appstudio.redhat.com/v1beta1',
+      kind: 'ChangeGroup',
+      metadata: { name: 'checkout-release' },
+      spec: { nudgedComponent: 'checkout-bundle', nudgingComponents: [{ name: 'checkout-api' }] },
+    };
+    const beta = await handler(
+      request(changeGroup, { kind: kind('v1beta1', 'appstudio.redhat.com', 'ChangeGroup') }),
+      new AbortController().signal,
+    );
+    assert.match(
+      messageOf(beta),
+      /^nudger's ChangeGroup webhook judges appstudio\.redhat\.com\/v1alpha1 ChangeGroups only; this request is for appstudio\.redhat\.com\/v1beta1 ChangeGroup/,
+    );
+    assert.deepEqual(asked, []);
+    const alpha = await handler(
+      request(
+        { ...changeGroup, apiVersion: 'appstudio.redhat.com/v1alpha1' },
+        { kind: kind('v1alpha1', 'appstudio.redhat.com', 'ChangeGroup') },
+      ),
+      new AbortController().signal,
+    );
+    assert.deepEqual(alpha, { allowed: true });
   });
 
   it('the decision itself refuses an object it could not read as a NudgeConfig', () => {
