@@ -1,5 +1,6 @@
 // The CLI writes through this seam so that tests can run commands in-process and read their output.
 import type { Readable, Writable } from 'node:stream';
+import { terminalSafe } from './format/terminal-text.ts';
 
 export interface CliIo {
   readonly stdout: Writable;
@@ -8,8 +9,9 @@ export interface CliIo {
   readonly cwd: string;
 }
 
+/** A line (or lines) of text output, with control characters from the input made visible. */
 export function writeLine(stream: Writable, text = ''): void {
-  stream.write(`${text}\n`);
+  stream.write(`${text.split('\n').map(terminalSafe).join('\n')}\n`);
 }
 
 export function writeJson(stream: Writable, value: unknown): void {

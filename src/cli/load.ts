@@ -1,12 +1,29 @@
 // Paths on the command line -> the domain's ManifestSet. I/O lives in the fs adapter; parsing is pure.
-import { readManifestFiles } from '../adapters/fs/read-inputs.ts';
+import { readManifestFiles, type ReadOptions } from '../adapters/fs/read-inputs.ts';
 import type { ManifestSet } from '../domain/model.ts';
 import { placeByKustomize } from '../manifest/kustomize-placement.ts';
 import { parseManifestSet } from '../manifest/parse.ts';
-import type { CliIo } from './io.ts';
+import { type CliIo, writeLine } from './io.ts';
 
 export interface LoadOptions {
   readonly maxFileBytes?: number;
+  readonly maxTotalBytes?: number;
+  /** Say on stderr what a directory walk skipped (hidden directories, FIFOs and devices). */
+  readonly verbose?: boolean;
+}
+
+/** The file-system reader's options for the CLI's own. */
+export function readOptions(options: LoadOptions, io: CliIo): ReadOptions {
+  return {
+    stdin: io.stdin,
+    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+    ...(options.maxTotalBytes === undefined ? {} : { maxTotalBytes: options.maxTotalBytes }),
+    ...(options.verbose === true && {
+      onSkip: (path: string, reason: string) => {
+        writeLine(io.stderr, `nudger: skipped ${path}: ${reason}`);
+      },
+    }),
+  };
 }
 
 export async function loadManifests(
@@ -14,10 +31,7 @@ export async function loadManifests(
   io: CliIo,
   options: LoadOptions = {},
 ): Promise<ManifestSet> {
-  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
-    stdin: io.stdin,
-    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
-  });
+  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, readOptions(options, io));
   // Namespaces as kustomize would set them, so that tenants of one tree never share a graph.
   return placeByKustomize(parseManifestSet(files), files);
 }

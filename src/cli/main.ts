@@ -9,7 +9,8 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, isUserFacingError, oneL
 import type { SandboxCommandOptions } from './commands/sandbox.ts';
 import type { ManagerCommandOptions } from './commands/manager.ts';
 import type { CliIo } from './io.ts';
-import { parseByteSize } from './load.ts';
+import { terminalSafe } from './format/terminal-text.ts';
+import { type LoadOptions, parseByteSize } from './load.ts';
 
 const VERSION = '0.1.0';
 
@@ -23,18 +24,29 @@ function commaList(value: string, previous: string[] = []): string[] {
   ];
 }
 
-function byteSize(value: string): number {
-  try {
-    return parseByteSize(value);
-  } catch (error) {
-    throw new UsageError(`--max-file-size: ${oneLine(error)}`);
-  }
-}
+const byteSize =
+  (flag: string) =>
+  (value: string): number => {
+    try {
+      return parseByteSize(value);
+    } catch (error) {
+      throw new UsageError(`${flag}: ${oneLine(error)}`);
+    }
+  };
 
 const outputOption = () =>
   new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
 const maxFileSizeOption = () =>
-  new Option('--max-file-size <size>', 'refuse input files larger than this (e.g. 32Mi)').argParser(byteSize);
+  new Option('--max-file-size <size>', 'refuse input files larger than this (e.g. 32Mi)').argParser(
+    byteSize('--max-file-size'),
+  );
+const maxTotalSizeOption = () =>
+  new Option(
+    '--max-total-size <size>',
+    'refuse to read more than this from all inputs together (default 256Mi)',
+  ).argParser(byteSize('--max-total-size'));
+const verboseOption = () =>
+  new Option('-v, --verbose', 'say on stderr which hidden directories and special files a directory walk skipped');
 
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('nudger')
@@ -53,6 +65,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
+    .addOption(maxTotalSizeOption())
+    .addOption(verboseOption())
     .action(async (paths: string[], opts: { output: 'text' | 'json'; maxFileSize?: number }) => {
       const { validateCommand } = await import('./commands/validate.ts');
       setExit(await validateCommand(paths, { output: opts.output, ...size(opts) }, io));
@@ -67,6 +81,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     )
     .option('-n, --namespace <namespace>', 'only this namespace')
     .addOption(maxFileSizeOption())
+    .addOption(maxTotalSizeOption())
+    .addOption(verboseOption())
     .action(
       async (
         paths: string[],
@@ -85,6 +101,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('-n, --namespace <namespace>', 'the namespace to plan in (needed when names exist in several)')
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
+    .addOption(maxTotalSizeOption())
+    .addOption(verboseOption())
     .action(
       async (
         paths: string[],
@@ -115,6 +133,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('-n, --namespace <namespace>', 'with --cluster: only this namespace')
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
+    .addOption(maxTotalSizeOption())
+    .addOption(verboseOption())
     .action(
       async (
         paths: string[],
@@ -284,8 +304,13 @@ function portOption(flags: string, description: string, fallback: number): Optio
   });
 }
 
-function size(opts: { maxFileSize?: number }): { maxFileBytes?: number } {
-  return opts.maxFileSize === undefined ? {} : { maxFileBytes: opts.maxFileSize };
+/** The input options every command that reads manifests shares (commander leaves unset ones out). */
+function size(opts: { maxFileSize?: number; maxTotalSize?: number; verbose?: boolean }): LoadOptions {
+  return {
+    ...(opts.maxFileSize === undefined ? {} : { maxFileBytes: opts.maxFileSize }),
+    ...(opts.maxTotalSize === undefined ? {} : { maxTotalBytes: opts.maxTotalSize }),
+    ...(opts.verbose === true && { verbose: true }),
+  };
 }
 
 function ns(opts: { namespace?: string }): { namespace?: string } {
@@ -306,7 +331,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       // Commander already printed its message; help and version are not failures.
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
-    io.stderr.write(`nudger: ${oneLine(error)}\n`);
+    io.stderr.write(`nudger: ${terminalSafe(oneLine(error))}\n`);
     if (!isUserFacingError(error) && process.env.NUDGER_DEBUG !== undefined && error instanceof Error) {
       io.stderr.write(`${error.stack ?? ''}\n`);
     }

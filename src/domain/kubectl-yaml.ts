@@ -11,6 +11,9 @@ export const KUBECTL_YAML_OPTIONS = {
   version: '1.1',
   prettyErrors: false,
   uniqueKeys: true,
+  // yaml reports oddities it tolerates (e.g. "Keys with collection values will be stringified")
+  // through process.emitWarning, i.e. raw on stderr. nudger reports what matters itself.
+  logLevel: 'error',
   customTags: (tags: Tags): Tags => tags.filter((tag) => !isKubectlStringType(tag)),
 } as const;
 

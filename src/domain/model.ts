@@ -138,6 +138,8 @@ export const RULE_IDS = [
   'unknown-api-version',
   /** A field with the wrong type or a missing required field (`from`/`to`). */
   'invalid-field',
+  /** A file nudger cannot parse and needs nothing from (no kind it reads): skipped, with a warning. */
+  'unreadable-file',
   /** A kustomize patch adds build-nudges-ref: edges nudger cannot see without `kustomize build`. */
   'patched-nudges-ref',
 ] as const;

@@ -1,12 +1,47 @@
 // Text to documents. Two fast paths (strict JSON, plain block YAML) cover nearly every real
 // manifest; whatever they decline goes to the full `yaml` parser, which also reports all errors.
 import { looksLikeJson, parseSimpleJson } from './simple-json.ts';
-import { parseSimpleYaml } from './simple-yaml.ts';
+import { simpleYamlDocuments } from './simple-yaml.ts';
 import type { SourceDocument } from './source-tree.ts';
-import { parseYamlDocuments } from './yaml-source.ts';
+import { yamlDocuments } from './yaml-source.ts';
 
 /** Every non-empty document of a file. Throws ManifestSyntaxError for malformed YAML or JSON. */
 export function parseDocuments(file: string, text: string): SourceDocument[] {
-  const fast = looksLikeJson(text) ? parseSimpleJson(file, text) : parseSimpleYaml(file, text);
-  return fast ?? parseYamlDocuments(file, text);
+  return [...streamDocuments(file, text)];
+}
+
+/**
+ * parseDocuments one document at a time, so that a reader that keeps only what it extracts holds
+ * one document's data and positions at a time, not a whole file's.
+ */
+export function* streamDocuments(file: string, text: string): Generator<SourceDocument> {
+  const normalized = withLineFeeds(text);
+  if (looksLikeJson(normalized)) {
+    yield* parseSimpleJson(file, normalized) ?? yamlDocuments(file, normalized);
+    return;
+  }
+  const fast = simpleYamlDocuments(file, normalized);
+  let read = 0;
+  for (let step = fast.next(); ; step = fast.next()) {
+    if (step.done === true) {
+      if (step.value) return;
+      break;
+    }
+    yield step.value;
+    read++;
+  }
+  // The fast reader declined part-way: its documents so far are exactly yaml's first ones.
+  for (const document of yamlDocuments(file, normalized)) {
+    if (read > 0) read--;
+    else yield document;
+  }
+}
+
+/**
+ * A bare CR (old Mac line ends) is a line break to YAML and to go-yaml, so kubectl reads such files,
+ * but the parsers here split on LF only. YAML reads every line break in a scalar as LF, so values
+ * stay the same, and so do line and column numbers; CRLF files also reach the fast reader this way.
+ */
+function withLineFeeds(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }

@@ -12,6 +12,7 @@ export class ManifestSyntaxError extends Error {
   /** 1-based. */
   readonly column: number;
   readonly reason: string;
+  readonly format: ManifestFormat;
 
   constructor(file: string, line: number, column: number, reason: string, format: ManifestFormat = 'YAML') {
     const oneLineReason = reason.replace(/\s*\n\s*/g, ' ').trim();
@@ -20,5 +21,6 @@ export class ManifestSyntaxError extends Error {
     this.line = line;
     this.column = column;
     this.reason = oneLineReason;
+    this.format = format;
   }
 }

@@ -21,8 +21,8 @@ import {
 } from '../schema/upstream-nudgeconfig.ts';
 import { validateComponentManifest, validateNudgeConfigManifest, type SchemaProblem } from '../schema/validator.ts';
 import { isRecord, objectsOf, type RawObject } from './objects.ts';
-import { parseDocuments } from './documents.ts';
 import type { FieldPath, SourceTree } from './source-tree.ts';
+import { readDocumentsOrSkip } from './unreadable-files.ts';
 
 /** One input: a path as the user named it (`-` for stdin) and its whole text. */
 export interface ManifestFile {
@@ -38,14 +38,17 @@ const NUDGE_CONFIG_FLAVOURS: Readonly<Record<string, NudgeConfigFlavour>> = {
 
 /**
  * Every Component and NudgeConfig in `files`, in input order, plus schema-level issues. Other kinds
- * are skipped. Throws ManifestSyntaxError at the first file that is not well-formed YAML or JSON.
+ * are skipped. Throws ManifestSyntaxError at the first file that is not well-formed YAML or JSON and
+ * may hold a kind nudger reads; other such files are skipped with an `unreadable-file` warning.
  */
 export function parseManifestSet(files: readonly ManifestFile[]): ManifestSet {
   const reader = new ManifestReader();
   for (const file of files) {
-    for (const doc of parseDocuments(file.path, file.text)) {
+    // One document at a time, and a file nudger has no use for is skipped with a warning.
+    const skipped = readDocumentsOrSkip(file.path, file.text, (doc) => {
       for (const raw of objectsOf(doc)) reader.read(raw);
-    }
+    });
+    if (skipped !== undefined) reader.issues.push(skipped);
   }
   return { components: reader.components, nudgeConfigs: reader.nudgeConfigs, issues: reader.issues };
 }

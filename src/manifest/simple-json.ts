@@ -4,6 +4,7 @@
 // key, YAML flow syntax that is not JSON) makes it decline, and `yaml` reads the file instead, so
 // errors are reported in one voice.
 import { PositionTree, type PositionField, type PositionNode } from './position-tree.ts';
+import { MAX_FAST_NESTING } from './simple-yaml.ts';
 import type { SourceDocument } from './source-tree.ts';
 
 class Unsupported extends Error {}
@@ -43,6 +44,7 @@ type Parsed = readonly [value: unknown, position: PositionNode];
 class JsonReader {
   readonly #text: string;
   #offset = 0;
+  #depth = 0;
   #line = 1;
   #lineStart = 0;
 
@@ -83,9 +85,9 @@ class JsonReader {
     const char = this.#text[this.#offset];
     switch (char) {
       case '{':
-        return this.#object(position);
+        return this.#nested(() => this.#object(position));
       case '[':
-        return this.#array(position);
+        return this.#nested(() => this.#array(position));
       case '"':
         return [this.#string(), position];
       default:
@@ -106,6 +108,15 @@ class JsonReader {
     if (match === null) throw new Unsupported();
     this.#offset += match[0].length;
     return [Number(match[0]), position];
+  }
+
+  /** Deep nesting is declined (see MAX_FAST_NESTING) rather than allowed to overflow the stack. */
+  #nested(read: () => Parsed): Parsed {
+    if (this.#depth >= MAX_FAST_NESTING) throw new Unsupported();
+    this.#depth++;
+    const parsed = read();
+    this.#depth--;
+    return parsed;
   }
 
   #object(position: { line: number; column: number }): Parsed {

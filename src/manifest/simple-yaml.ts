@@ -40,44 +40,71 @@ const FLOW_ITEM = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const DECLINE_CHARACTERS = /[^\S \n]|[\u0000-\u0008\u000e-\u001f\u007f]/;
+/**
+ * Deeper documents are left to `yaml`, which reports runaway nesting (`[[[[...`) with a position
+ * instead of overflowing the stack here. Real manifests, CRD schemas included, stay far below.
+ */
+export const MAX_FAST_NESTING = 128;
 const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
 
 /** The documents of `text`, or undefined when the file is not in the simple subset. */
 export function parseSimpleYaml(file: string, text: string): SourceDocument[] | undefined {
-  if (DECLINE_CHARACTERS.test(text)) return undefined;
+  const documents: SourceDocument[] = [];
+  const reader = simpleYamlDocuments(file, text);
+  for (let step = reader.next(); ; step = reader.next()) {
+    if (step.done === true) return step.value ? documents : undefined;
+    documents.push(step.value);
+  }
+}
+
+/**
+ * The documents of `text` one at a time, so that a caller can keep what it needs of each and let
+ * the rest go (a 30 MB file of plain manifests would otherwise hold every document's data and
+ * positions at once). Returns true when the whole file was read, false when it declined: the
+ * documents yielded until then are exactly what `yaml` reads for the first documents of the file.
+ */
+export function* simpleYamlDocuments(file: string, text: string): Generator<SourceDocument, boolean> {
+  if (DECLINE_CHARACTERS.test(text)) return false;
   try {
-    return splitDocuments(text).flatMap((lines) => {
-      if (lines.length === 0) return [];
+    for (const lines of documentLines(text)) {
+      if (lines.length === 0) continue;
       const parser = new BlockParser(lines);
       const [value, position] = parser.parseDocument();
-      return [{ file, value, tree: new PositionTree(file, position) }];
-    });
+      yield { file, value, tree: new PositionTree(file, position) };
+    }
+    return true;
   } catch (error) {
-    if (error instanceof Unsupported) return undefined;
+    if (error instanceof Unsupported) return false;
     throw error;
   }
 }
 
-function splitDocuments(text: string): Line[][] {
-  const documents: Line[][] = [[]];
-  const rawLines = text.split('\n');
-  for (let index = 0; index < rawLines.length; index++) {
-    const raw = rawLines[index] ?? '';
+/** The significant lines of each document, read lazily: one document's lines exist at a time. */
+function* documentLines(text: string): Generator<Line[]> {
+  let document: Line[] = [];
+  let number = 0;
+  for (let start = 0; start <= text.length;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    number++;
     if (raw.startsWith('---')) {
       const rest = raw.slice(3);
       if (rest.trim() !== '' && !/^\s+#/.test(rest)) throw new Unsupported(); // `--- value`
-      documents.push([]);
+      yield document;
+      document = [];
       continue;
     }
     if (raw.startsWith('...') || raw.startsWith('%')) throw new Unsupported();
-    const text = raw.trimEnd();
-    const content = text.trimStart();
+    const trimmed = raw.trimEnd();
+    const content = trimmed.trimStart();
     if (content === '' || content.startsWith('#')) continue;
     // `key:   ` would need the trailing spaces to place its null where yaml does.
-    if (text.length !== raw.length && text.endsWith(':')) throw new Unsupported();
-    documents[documents.length - 1]?.push({ number: index + 1, indent: text.length - content.length, text: content });
+    if (trimmed.length !== raw.length && trimmed.endsWith(':')) throw new Unsupported();
+    document.push({ number, indent: trimmed.length - content.length, text: content });
   }
-  return documents;
+  yield document;
 }
 
 function isSequenceItem(text: string): boolean {
@@ -107,6 +134,7 @@ function resolvePlain(text: string): unknown {
 class BlockParser {
   readonly #lines: Line[];
   #next = 0;
+  #depth = 0;
 
   constructor(lines: Line[]) {
     this.#lines = lines;
@@ -126,10 +154,15 @@ class BlockParser {
 
   #block(indent: number): Parsed {
     const line = this.#peek();
-    if (line?.indent !== indent) throw new Unsupported();
-    if (isSequenceItem(line.text)) return this.#sequence(indent);
-    if (keyEnd(line.text) !== -1) return this.#mapping(indent);
-    throw new Unsupported(); // a scalar document or a multi-line scalar
+    if (line?.indent !== indent || this.#depth >= MAX_FAST_NESTING) throw new Unsupported();
+    this.#depth++;
+    try {
+      if (isSequenceItem(line.text)) return this.#sequence(indent);
+      if (keyEnd(line.text) !== -1) return this.#mapping(indent);
+      throw new Unsupported(); // a scalar document or a multi-line scalar
+    } finally {
+      this.#depth--;
+    }
   }
 
   #mapping(indent: number): Parsed {

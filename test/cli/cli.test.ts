@@ -289,7 +289,8 @@ describe('the built binary', () => {
   it('validates from stdin and maps exit codes like the in-process CLI', () => {
     const ok = spawnCli(['validate', '-'], { stdin: component('a') });
     assert.equal(ok.code, 0, ok.stderr);
-    const bad = spawnCli(['validate', '-'], { stdin: 'kind: [' });
+    // Malformed and naming a kind nudger reads: an error (other malformed files are skipped with a warning).
+    const bad = spawnCli(['validate', '-'], { stdin: 'kind: [Component' });
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
     const help = spawnCli(['--help']);

@@ -12,9 +12,15 @@ const fixture = (name: string) => ({
 
 const parse = (text: string, path = 'x.yaml'): ManifestSet => parseManifestSet([{ path, text }]);
 
+/**
+ * A trailing comment naming a kind nudger reads: the file "may hold" one (unreadable-files.ts), so
+ * its syntax error stops the run instead of becoming an `unreadable-file` warning.
+ */
+const MAY_HOLD_A_COMPONENT = '\n# kind: Component\n';
+
 function syntaxError(text: string, path = 'x.yaml'): ManifestSyntaxError {
   try {
-    parse(text, path);
+    parse(text + MAY_HOLD_A_COMPONENT, path);
   } catch (error) {
     assert.ok(error instanceof ManifestSyntaxError, `expected ManifestSyntaxError, got ${String(error)}`);
     return error;

@@ -1,17 +1,31 @@
 // Command-line paths to manifest texts: files, directories (recursively) and stdin (`-`). All the
 // reading nudger does happens here; parsing is left to the pure src/manifest.
-import { closeSync, createReadStream, fstatSync, openSync, readFileSync, type Dirent, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  openSync,
+  readFileSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManifestFile } from '../../manifest/parse.ts';
 import { mapWithConcurrency } from './concurrency.ts';
 import { InputError, STDIN_PATH, reasonOf } from './errors.ts';
+import { DEFAULT_MAX_TOTAL_BYTES, InputBudget, refusedSpecialFile, specialKind } from './input-limits.ts';
 
 export interface ReadOptions {
   /** Files larger than this are refused before being read. Default 32 MiB. */
   readonly maxFileBytes?: number;
+  /** All inputs together larger than this are refused, naming the file where it ran out. Default 256 MiB. */
+  readonly maxTotalBytes?: number;
   /** Where `-` reads from; process.stdin by default. */
   readonly stdin?: NodeJS.ReadableStream;
+  /** Told about each directory or special file a directory walk passes over (for `--verbose`). */
+  readonly onSkip?: (path: string, reason: string) => void;
 }
 
 const MIB = 1024 * 1024;
@@ -21,19 +35,25 @@ export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
 /** Inputs read at once (only pipes and stdin actually overlap); well under any descriptor limit. */
 const MAX_OPEN_FILES = 16;
 const SKIPPED_DIRECTORIES = new Set(['node_modules']);
+/** Hidden directories that hold manifests: Konflux keeps a repository's own in `.konflux/`. */
+const READ_HIDDEN_DIRECTORIES = new Set(['.konflux']);
 
 type Source = { readonly kind: 'stdin' } | { readonly kind: 'file'; readonly path: string };
 
 /**
  * The text of every manifest file under `paths`, in the order given; a directory contributes its
- * `.yaml`, `.yml` and `.json` files in sorted path order, skipping hidden entries and node_modules.
+ * `.yaml`, `.yml` and `.json` files in sorted path order, skipping hidden entries (but `.konflux`),
+ * node_modules and anything but regular files. Named paths must be regular files or directories.
  * A file reached twice (named twice, or through a symlink) is read once.
  */
 export async function readManifestFiles(paths: readonly string[], options: ReadOptions = {}): Promise<ManifestFile[]> {
   const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const sources = await expandPaths(paths);
+  const budget = new InputBudget(options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES);
+  const sources = await expandPaths(paths, options.onSkip);
   const read = await mapWithConcurrency(sources, MAX_OPEN_FILES, (source) =>
-    source.kind === 'stdin' ? readStdin(options.stdin ?? process.stdin, limit) : readFileText(source.path, limit),
+    source.kind === 'stdin'
+      ? readStdin(options.stdin ?? process.stdin, limit, budget)
+      : readFileText(source.path, limit, budget),
   );
   const seen = new Set<string>();
   const files: ManifestFile[] = [];
@@ -47,7 +67,7 @@ export async function readManifestFiles(paths: readonly string[], options: ReadO
   return files;
 }
 
-async function expandPaths(paths: readonly string[]): Promise<Source[]> {
+async function expandPaths(paths: readonly string[], onSkip: ReadOptions['onSkip']): Promise<Source[]> {
   const sources: Source[] = [];
   let stdinSeen = false;
   for (const path of paths) {
@@ -58,12 +78,14 @@ async function expandPaths(paths: readonly string[]): Promise<Source[]> {
       continue;
     }
     const stats = await statOrThrow(path);
+    const refused = refusedSpecialFile(path, stats);
+    if (refused !== undefined) throw new InputError(path, refused);
     if (!stats.isDirectory()) {
       // Named explicitly: read whatever the extension (`<(kubectl kustomize .)` included).
       sources.push({ kind: 'file', path });
       continue;
     }
-    const found = await walkDirectory(path, new Set([identityOf(stats)]));
+    const found = await walkDirectory(path, new Set([identityOf(stats)]), onSkip);
     if (found.length === 0) {
       const shown = path.endsWith('/') ? path : `${path}/`;
       throw new InputError(shown, `contains no manifest files (${MANIFEST_EXTENSIONS.join(', ')})`);
@@ -86,7 +108,11 @@ async function statOrThrow(path: string): Promise<Stats> {
  * segment by segment: deterministic across file systems. Directories are read one at a time and
  * symlinked directories are followed once each (by device and inode), so loops end.
  */
-async function walkDirectory(directory: string, visited: Set<string>): Promise<string[]> {
+async function walkDirectory(
+  directory: string,
+  visited: Set<string>,
+  onSkip: ReadOptions['onSkip'],
+): Promise<string[]> {
   let entries: Dirent[];
   try {
     entries = await readdir(directory, { withFileTypes: true });
@@ -96,7 +122,6 @@ async function walkDirectory(directory: string, visited: Set<string>): Promise<s
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: string[] = [];
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
     const path = join(directory, entry.name);
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
@@ -108,14 +133,21 @@ async function walkDirectory(directory: string, visited: Set<string>): Promise<s
       isFile = target.isFile();
       identity = identityOf(target);
     }
+    if (entry.name.startsWith('.') && !(isDirectory && READ_HIDDEN_DIRECTORIES.has(entry.name))) {
+      if (isDirectory) onSkip?.(`${path}/`, 'hidden directory (name it to read it)');
+      continue;
+    }
     if (isDirectory) {
       if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
       identity ??= identityOf(await statOrThrow(path));
       if (visited.has(identity)) continue;
       visited.add(identity);
-      files.push(...(await walkDirectory(path, visited)));
+      files.push(...(await walkDirectory(path, visited, onSkip)));
     } else if (isFile && hasManifestExtension(entry.name)) {
       files.push(path);
+    } else if (!isFile && hasManifestExtension(entry.name)) {
+      // A FIFO, socket or device: opening a FIFO would wait for a writer for ever.
+      onSkip?.(path, `${specialKind(await statOrThrow(path))}, not a regular file`);
     }
   }
   return files;
@@ -143,10 +175,11 @@ interface ReadFile {
  * faster than the thread pool's round trips (measured: 5,000 files in ~150 ms against ~600 ms),
  * and with one file open at a time descriptors can never run out. Pipes and devices are streamed.
  */
-async function readFileText(path: string, limit: number): Promise<ReadFile> {
+async function readFileText(path: string, limit: number, budget: InputBudget): Promise<ReadFile> {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // Non-blocking: opening a FIFO would otherwise wait for a writer, for ever if none comes.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new InputError(path, reasonOf(error));
   }
@@ -157,11 +190,19 @@ async function readFileText(path: string, limit: number): Promise<ReadFile> {
     identity = identityOf(stats);
     if (stats.isFile()) {
       checkSize(path, stats.size, limit);
+      budget.take(path, stats.size);
       bytes = readFileSync(fd);
       checkSize(path, bytes.length, limit); // it may have grown since
+      budget.take(path, bytes.length - stats.size);
     } else {
-      // A pipe or device (process substitution, /dev/stdin): its size is only known by reading.
-      bytes = await readLimited(path, createReadStream(path, { fd, autoClose: false }), limit);
+      const refused = refusedSpecialFile(path, stats);
+      if (refused !== undefined) throw new InputError(path, refused);
+      // A pipe this process already holds (process substitution, /dev/stdin), read blocking: its
+      // size is only known by reading.
+      const blocking = openSync(path, 'r');
+      closeSync(fd);
+      fd = blocking;
+      bytes = await readLimited(path, createReadStream(path, { fd, autoClose: false }), limit, budget);
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
@@ -172,18 +213,24 @@ async function readFileText(path: string, limit: number): Promise<ReadFile> {
   return { file: { path, text: decodeText(path, bytes) }, identity };
 }
 
-async function readStdin(stream: NodeJS.ReadableStream, limit: number): Promise<ReadFile> {
-  const bytes = await readLimited(STDIN_PATH, stream, limit);
+async function readStdin(stream: NodeJS.ReadableStream, limit: number, budget: InputBudget): Promise<ReadFile> {
+  const bytes = await readLimited(STDIN_PATH, stream, limit, budget);
   return { file: { path: STDIN_PATH, text: decodeText(STDIN_PATH, bytes) } };
 }
 
-async function readLimited(path: string, stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+async function readLimited(
+  path: string,
+  stream: NodeJS.ReadableStream,
+  limit: number,
+  budget: InputBudget,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
     for await (const chunk of stream) {
       const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
       total += buffer.length;
+      budget.take(path, buffer.length);
       if (total > limit) {
         throw new InputError(path, `input exceeds the ${formatSize(limit, true)} limit (--max-file-size)`);
       }

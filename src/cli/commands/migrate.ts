@@ -12,7 +12,7 @@ import {
 import { formatProblem } from '../../domain/migrate-error.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
-import type { LoadOptions } from '../load.ts';
+import { type LoadOptions, readOptions } from '../load.ts';
 
 export interface MigrateOptions extends LoadOptions {
   readonly write: boolean;
@@ -23,9 +23,7 @@ export interface MigrateOptions extends LoadOptions {
 
 /** Without --write this is a dry run: it prints a unified diff and touches nothing. */
 export async function migrateCommand(paths: readonly string[], options: MigrateOptions, io: CliIo): Promise<number> {
-  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, {
-    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
-  });
+  const files = await readManifestFiles(paths.length === 0 ? ['.'] : paths, readOptions(options, io));
   let result: MigrationResult;
   try {
     result = planMigration(files, { dropInvalid: options.dropInvalid === true });

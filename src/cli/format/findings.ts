@@ -1,5 +1,6 @@
 // Validation findings for humans (text) and for machines (the JSON contract in docs/cli.md).
 import { type Finding, type ManifestSet, formatLocation, formatRef } from '../../domain/model.ts';
+import { terminalSafe } from './terminal-text.ts';
 
 export interface FindingJson {
   rule: string;
@@ -24,10 +25,13 @@ export function findingToJson(finding: Finding): FindingJson {
   return json;
 }
 
-/** `file:line: error [rule] message`, the shape editors and CI log parsers pick up. */
+/**
+ * `file:line: error [rule] message`, the shape editors and CI log parsers pick up: always one line,
+ * whatever the names in it hold.
+ */
 export function findingToText(finding: Finding): string {
   const where = finding.location === undefined ? '' : `${formatLocation(finding.location)}: `;
-  return `${where}${finding.severity} [${finding.rule}] ${finding.message}`;
+  return terminalSafe(`${where}${finding.severity} [${finding.rule}] ${finding.message}`);
 }
 
 export function summarize(set: ManifestSet, findings: readonly Finding[]): string {

@@ -79,9 +79,16 @@ export function renderMermaid({ graphs, cycleEdges }: GraphRenderInput): string 
   return `${lines.join('\n')}\n`;
 }
 
-/** Mermaid labels are quoted; a quote inside would end the label early. */
+/** What may stand in a Mermaid label as itself: nothing that could end the label or the line. */
+const MERMAID_PLAIN = /[^A-Za-z0-9 ._/:@+=,-]/gu;
+
+/**
+ * Labels are quoted, and every other character is written as a Mermaid entity code (`#35;`), so
+ * that a name can neither end its label (`"`, `]`), start a statement (newline, `;`), turn into
+ * markdown or HTML (backtick, `<`) nor carry a terminal escape. Node ids are generated (`n0`).
+ */
 function mermaidText(text: string): string {
-  return text.replaceAll('"', '#quot;');
+  return text.replace(MERMAID_PLAIN, (char) => `#${String(char.codePointAt(0))};`);
 }
 
 export function renderDot({ graphs, cycleEdges }: GraphRenderInput): string {
@@ -107,8 +114,20 @@ export function renderDot({ graphs, cycleEdges }: GraphRenderInput): string {
   return `${lines.join('\n')}\n`;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what is escaped here
+const DOT_ENTITY = /[&\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A DOT quoted string: `"` and `\` escaped (so it ends only where it should and carries no escString
+ * such as `\N`); control characters, which would also reach a terminal, and `&` as HTML entities,
+ * which Graphviz renders.
+ */
 function dotId(text: string): string {
-  return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+  const escaped = text
+    .replaceAll('\\', '\\\\')
+    .replaceAll('"', '\\"')
+    .replace(DOT_ENTITY, (char) => `&#${String(char.charCodeAt(0))};`);
+  return `"${escaped}"`;
 }
 
 export interface GraphJson {

@@ -1,6 +1,7 @@
 // The rebuild plan for humans and for the JSON contract. Build counts are bigints because ADR 29
 // counts multiply along every path; JSON.rawJSON keeps them exact past 2^53.
 import type { ImpactPlan } from '../../domain/plan.ts';
+import { terminalSafe } from './terminal-text.ts';
 
 declare global {
   // Node >= 21 (V8's JSON.parse-with-source): not yet in TypeScript's lib files.
@@ -43,7 +44,7 @@ export function planToText(plan: ImpactPlan): string {
     for (const name of wave) {
       rows.push([
         String(index),
-        name,
+        terminalSafe(name),
         (plan.builds.adr29.get(name) ?? 0n).toString(),
         (plan.builds.changegroup.get(name) ?? 0n).toString(),
       ]);
@@ -57,7 +58,7 @@ export function planToText(plan: ImpactPlan): string {
       .trimEnd(),
   );
   const saved = plan.totals.adr29 - plan.totals.changegroup;
-  const ns = plan.namespace === '' ? '' : ` in namespace ${plan.namespace}`;
+  const ns = plan.namespace === '' ? '' : ` in namespace ${terminalSafe(plan.namespace)}`;
   return [
     `Rebuild plan for ${String(plan.changed.length)} changed component(s)${ns}: ${String(plan.waves.length)} wave(s)`,
     '',

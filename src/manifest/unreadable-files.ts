@@ -1,0 +1,58 @@
+// Which files nudger may skip when it cannot read them. A repository holds much YAML that is not
+// nudger's business (Helm templates, CI configs, CRDs in dialects of YAML); refusing the whole run
+// over one of them makes `nudger validate .` useless. A file that may hold a kind nudger reads
+// (Component, NudgeConfig, their lists) or a kustomization (which sets the namespaces of others)
+// is different: skipping it could lose nudge edges in silence, so its error still stops the run.
+import { isKustomizationPath } from '../domain/migrate-classify.ts';
+import type { ManifestIssue } from '../domain/model.ts';
+import { streamDocuments } from './documents.ts';
+import { ManifestSyntaxError } from './errors.ts';
+import type { SourceDocument } from './source-tree.ts';
+
+/**
+ * A cheap look at the raw text, before (or without) parsing: a `kind` line naming Component,
+ * NudgeConfig (or their lists) or Kustomization. It errs on the side of "may": a false match only
+ * keeps today's strictness for that file.
+ */
+const READ_KIND = /\bkind\b[^\n]*(?:Component|NudgeConfig|Kustomization)/;
+/** `{{` outside quotes and comments: an unrendered Go template (Helm, kustomize-less operators). */
+const GO_TEMPLATE = /^[^#'"\n]*\{\{/m;
+
+export function mayHoldReadKind(path: string, text: string): boolean {
+  return isKustomizationPath(path) || READ_KIND.test(text);
+}
+
+/**
+ * Feeds every document of the file to `read`. A syntax error in a file that cannot hold a kind
+ * nudger reads becomes a warning (returned); in any other file it is thrown, as before.
+ */
+export function readDocumentsOrSkip(
+  path: string,
+  text: string,
+  read: (doc: SourceDocument) => void,
+): ManifestIssue | undefined {
+  try {
+    for (const doc of streamDocuments(path, text)) read(doc);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ManifestSyntaxError)) throw error;
+    const hinted = GO_TEMPLATE.test(text) ? withTemplateHint(error) : error;
+    if (mayHoldReadKind(path, text)) throw hinted;
+    return {
+      rule: 'unreadable-file',
+      severity: 'warning',
+      message: `skipped: malformed ${hinted.format}: ${hinted.reason} (it holds no Component, NudgeConfig or kustomization, so nudger needs nothing from it)`,
+      location: { file: error.file, line: error.line, column: error.column },
+    };
+  }
+}
+
+function withTemplateHint(error: ManifestSyntaxError): ManifestSyntaxError {
+  return new ManifestSyntaxError(
+    error.file,
+    error.line,
+    error.column,
+    `${error.reason} (the file looks like an unrendered Go template: render it first, e.g. with helm template)`,
+    error.format,
+  );
+}
