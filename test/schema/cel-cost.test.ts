@@ -61,6 +61,10 @@ describe('static CEL cost (model of the API server estimate)', () => {
     assert.equal(rule.cost, 1_574_662);
   });
 
+  it('would fit upstream’s exists_one rule at konflux-ci.dev/v1beta2’s 360 too (the list-map key is used anyway)', () => {
+    assert.equal(estimateRuleCost(UNIQUENESS_RULE, specWithMaxItems(360)), 3_112_926);
+  });
+
   it('finds 645 the largest maxItems at which the exists_one rule would be accepted', () => {
     assert.ok(estimateRuleCost(UNIQUENESS_RULE, specWithMaxItems(645)) <= STATIC_ESTIMATED_COST_LIMIT);
     assert.ok(estimateRuleCost(UNIQUENESS_RULE, specWithMaxItems(646)) > STATIC_ESTIMATED_COST_LIMIT);
