@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WriteError } from '../../src/adapters/fs/errors.ts';
-import { writeFileAtomic } from '../../src/adapters/fs/write-atomic.ts';
+import { isTempFileName, removeStaleTempFiles, writeFileAtomic } from '../../src/adapters/fs/write-atomic.ts';
 import { writeFilesAtomically } from '../../src/adapters/fs/write-files.ts';
 
 let dir: string;
@@ -67,5 +68,23 @@ describe('writeFileAtomic', () => {
       { path: second, text: 'two\n' },
     ]);
     assert.deepEqual([await readFile(first, 'utf8'), await readFile(second, 'utf8')], ['new\n', 'two\n']);
+  });
+});
+
+describe('temporary files a killed run left', () => {
+  it('are removed by the next write in their directory, unless their process still runs', async () => {
+    const sub = join(dir, 'stale');
+    await mkdir(sub);
+    // A pid no process has: spawn one, let it exit, reuse its pid.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const stale = `.components.yaml.nudger-${String(gone)}-0123456789ab.tmp`;
+    const older = '.components.yaml.nudger-abcdef012345.tmp'; // before names carried a pid
+    const live = `.components.yaml.nudger-${String(process.ppid)}-0123456789ab.tmp`;
+    const unrelated = ['.components.yaml.swp', 'notes.tmp', '.x.nudger-zz.tmp'];
+    for (const name of [stale, older, live, ...unrelated]) await writeFile(join(sub, name), 'half-written');
+    assert.ok(isTempFileName(stale) && isTempFileName(older) && isTempFileName(live));
+    await writeFilesAtomically([{ path: join(sub, 'components.yaml'), text: 'new\n' }]);
+    assert.deepEqual((await readdir(sub)).sort(), [live, ...unrelated, 'components.yaml'].sort());
+    assert.deepEqual(await removeStaleTempFiles([join(dir, 'no-such-directory')]), []);
   });
 });
