@@ -12,7 +12,10 @@ import { NUDGE_CONFIG_CRD, toCustomResourceDefinition } from '../../src/schema/c
 import { NUDGE_CONFIG_CEL } from '../../src/schema/nudgeconfig.ts';
 import { evaluateCelRules, findListMapDuplicates, openApiSchemaOf } from './cel-evaluator.ts';
 
-const schema = openApiSchemaOf(toCustomResourceDefinition(NUDGE_CONFIG_CRD));
+const crd = toCustomResourceDefinition(NUDGE_CONFIG_CRD);
+const schema = openApiSchemaOf(crd, 'v1alpha1');
+/** Upstream's version, served by the same CRD (D1): no missing-gating-group rule. */
+const v1beta2Schema = openApiSchemaOf(crd, 'v1beta2');
 
 /** CEL rule text -> the domain rule it mirrors. */
 const RULE_OF_CEL = new Map<string, RuleId>(
@@ -22,22 +25,25 @@ const RULE_OF_CEL = new Map<string, RuleId>(
 const LIST_MAP_RULE: RuleId = 'duplicate-edge';
 const COMPARED_RULES = new Set<RuleId>([...RULE_OF_CEL.values(), LIST_MAP_RULE]);
 
-function apiServerRules(object: unknown): RuleId[] {
+function apiServerRules(object: unknown, versionSchema = schema): RuleId[] {
   const rules = new Set<RuleId>();
-  for (const violation of evaluateCelRules(schema, object)) {
+  for (const violation of evaluateCelRules(versionSchema, object)) {
     const rule = RULE_OF_CEL.get(violation.rule);
     assert.ok(rule !== undefined, `rule without a domain id: ${violation.rule}`);
     assert.equal(violation.evaluationError, undefined, `rule did not evaluate: ${violation.rule}`);
     rules.add(rule);
   }
-  if (findListMapDuplicates(schema, object).length > 0) rules.add(LIST_MAP_RULE);
+  if (findListMapDuplicates(versionSchema, object).length > 0) rules.add(LIST_MAP_RULE);
   return [...rules].sort();
 }
 
 function domainRules(object: unknown): RuleId[] {
   const set = parseManifestSet([{ path: 'nudge-config.yaml', text: stringify(object) }]);
+  // Only errors: the API server refuses what nudger calls an error, and admits what it only warns
+  // about (a v1beta2 validated entry without gatingGroup).
   const rules = validateManifestSet(set)
-    .findings.map((f) => f.rule)
+    .findings.filter((f) => f.severity === 'error')
+    .map((f) => f.rule)
     .filter((rule) => COMPARED_RULES.has(rule));
   return [...new Set(rules)].sort();
 }
@@ -83,6 +89,18 @@ describe('CEL rules of the CRD agree with the domain validator', () => {
     fc.assert(
       fc.property(nudgeConfig, (object) => {
         assert.deepEqual(domainRules(object), apiServerRules(object));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports the same rules for the same konflux-ci.dev/v1beta2 NudgeConfig (property)', () => {
+    const v1beta2 = nudgeConfig.map((object) => ({ ...object, apiVersion: 'konflux-ci.dev/v1beta2' }));
+    fc.assert(
+      fc.property(v1beta2, (object) => {
+        const rules = apiServerRules(object, v1beta2Schema);
+        assert.ok(!rules.includes('missing-gating-group'));
+        assert.deepEqual(domainRules(object), rules);
       }),
       { numRuns: 300 },
     );
