@@ -24,6 +24,7 @@ import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 import { benchWebhook } from './webhook.ts';
+import { benchWebhookMemory, formatWebhookMemory } from './webhook-memory.ts';
 
 const root = join(import.meta.dirname, '..');
 const tmp = join(root, '.bench-tmp');
@@ -177,6 +178,7 @@ benchValidate5000();
 await benchValidateTree();
 await benchPlan10000();
 await benchWebhook();
+console.log(formatWebhookMemory(await benchWebhookMemory()));
 console.log(formatInformerMemory(await benchInformerMemory()));
 console.log(await benchStaleReferences());
 console.log(await benchPrUpdate());

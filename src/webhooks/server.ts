@@ -31,6 +31,7 @@ import {
   type AdmissionReview,
 } from './admission.ts';
 import { CertWatcher, type CertificatePair } from './cert-watcher.ts';
+import { DEFAULT_INFLIGHT_BYTES, InflightBudget } from './inflight-budget.ts';
 
 export interface WebhookServerOptions {
   /** Default 0.0.0.0. */
@@ -45,6 +46,11 @@ export interface WebhookServerOptions {
   maxBodyBytes?: number;
   /** Default 9 s: under the API server's default 10 s webhook timeout. */
   handlerTimeoutMs?: number;
+  /**
+   * Body bytes held at once by all requests together (see inflight-budget.ts); past it a request
+   * gets 429 unread. Default: DEFAULT_INFLIGHT_BYTES, at least `maxBodyBytes`.
+   */
+  maxInflightBytes?: number;
   registry?: Registry;
   logger?: Logger;
 }
@@ -60,6 +66,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 const DEFAULT_STOP_GRACE_MS = 10_000;
+/** What a request refused for want of budget is told to wait; the API server retries on its own. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** What one request came to; the server logs and counts it, the benchmark times it. */
 export type AdmissionOutcome =
@@ -156,9 +164,10 @@ function statusBody(code: number, reason: string, message: string): string {
   return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
-type BodyRead = { kind: 'body'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+type BodyRead = { kind: 'body'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'over-budget' } | { kind: 'aborted' };
 
-function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+/** `reserve` is asked for each chunk's bytes (a body without Content-Length); false stops reading. */
+function readBody(request: IncomingMessage, maxBytes: number, reserve?: (bytes: number) => boolean): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -174,6 +183,11 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead>
       if (size > maxBytes) {
         request.pause();
         finish({ kind: 'too-large' });
+        return;
+      }
+      if (reserve !== undefined && !reserve(chunk.length)) {
+        request.pause();
+        finish({ kind: 'over-budget' });
         return;
       }
       chunks.push(chunk);
@@ -234,6 +248,8 @@ export class WebhookServer {
   readonly #logger: Logger;
   readonly #maxBodyBytes: number;
   readonly #handlerTimeoutMs: number;
+  readonly #budget: InflightBudget;
+  readonly #inflightBytes: Gauge;
   readonly #certs: CertWatcher;
   readonly #metrics = new Map<string, WebhookMetrics>();
   #server: Server | undefined;
@@ -245,7 +261,17 @@ export class WebhookServer {
     this.#logger = options.logger ?? createLogger({ level: 'info' });
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+    // Never below one largest request, or a request of the maximum size could never be served.
+    this.#budget = new InflightBudget(Math.max(options.maxInflightBytes ?? DEFAULT_INFLIGHT_BYTES, this.#maxBodyBytes));
     const registry = options.registry ?? new Registry();
+    this.#inflightBytes = gauge(registry, {
+      name: 'nudger_webhook_inflight_body_bytes',
+      help: 'Request body bytes held by the admission webhook server, all requests together.',
+    });
+    gauge(registry, {
+      name: 'nudger_webhook_inflight_body_bytes_limit',
+      help: 'The most request body bytes the admission webhook server holds at once; past it requests get 429.',
+    }).set(this.#budget.limit);
     const requests = counter(registry, {
       name: 'controller_runtime_webhook_requests_total',
       help: 'Total number of admission requests by HTTP status code.',
@@ -385,16 +411,39 @@ export class WebhookServer {
       this.#sendStatus(response, 415, 'UnsupportedMediaType', 'Content-Type must be application/json');
       return;
     }
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > this.#maxBodyBytes) {
+    const header = request.headers['content-length'];
+    const declared = header === undefined ? undefined : Number(header);
+    if (declared !== undefined && declared > this.#maxBodyBytes) {
       this.#tooLarge(response);
       return;
     }
-    readBody(request, this.#maxBodyBytes)
+    // Reserved for the whole life of the request (body, parsed object, handler, answer); given
+    // back once the response is done or the connection is gone, whichever way it ends.
+    let reserved = 0;
+    const reserve = (bytes: number): boolean => {
+      if (!this.#budget.tryReserve(bytes)) return false;
+      reserved += bytes;
+      this.#inflightBytes.inc(bytes);
+      return true;
+    };
+    response.once('close', () => {
+      this.#budget.release(reserved);
+      this.#inflightBytes.dec(reserved);
+      reserved = 0;
+    });
+    if (declared !== undefined && !reserve(declared)) {
+      this.#busy(response);
+      return;
+    }
+    readBody(request, this.#maxBodyBytes, declared === undefined ? reserve : undefined)
       .then(async (read) => {
         if (read.kind === 'aborted') return;
         if (read.kind === 'too-large') {
           this.#tooLarge(response);
+          return;
+        }
+        if (read.kind === 'over-budget') {
+          this.#busy(response);
           return;
         }
         const outcome = await answerAdmission(handler, read.bytes, { timeoutMs: this.#handlerTimeoutMs, controller });
@@ -421,6 +470,19 @@ export class WebhookServer {
       'RequestEntityTooLarge',
       `request body exceeds ${String(this.#maxBodyBytes)} bytes`,
       { connection: 'close' },
+    );
+  }
+
+  #busy(response: ServerResponse): void {
+    // Answered before the body is read: holding it would cost the memory the budget protects, so
+    // the connection closes. Any non-200 answer is a webhook call failure for the API server, so
+    // the registration's failurePolicy decides, as for a timeout.
+    this.#sendStatus(
+      response,
+      429,
+      'TooManyRequests',
+      `the admission webhook is holding its most request bytes at once (${String(this.#budget.limit)}); retry`,
+      { connection: 'close', 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
     );
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Agent } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
@@ -386,6 +386,151 @@ describe('WebhookServer.stop', () => {
       assert.equal(stopped, true);
     } finally {
       release.resolve();
+      await server.stop();
+      await removeDir(certDir);
+    }
+  });
+});
+
+/** Sends the headers of a POST declaring `length` body bytes (and `prefix` of the body), not the rest. */
+function partialPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  prefix?: Buffer,
+): { reply: Promise<{ status: number; retryAfter: string | undefined }>; abort(): void } {
+  const req = httpsRequest({
+    host: '127.0.0.1',
+    port,
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    agent: false,
+    rejectUnauthorized: false,
+  });
+  const reply = new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      const retryAfter = res.headers['retry-after'];
+      resolve({ status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+    });
+    req.on('error', reject);
+  });
+  if (prefix === undefined) req.flushHeaders();
+  else req.write(prefix);
+  return {
+    reply,
+    abort: () => {
+      req.destroy();
+    },
+  };
+}
+
+describe('WebhookServer in-flight byte budget', () => {
+  // A review of about 40 KiB: under the 64 KiB cap, and three of them overrun the 96 KiB budget.
+  const annotations = Object.fromEntries(
+    Array.from({ length: 600 }, (_, i) => [`example.com/note-${String(i)}`, 'x'.repeat(48)]),
+  );
+  const big = Buffer.from(
+    body(
+      admissionReview({
+        object: {
+          apiVersion: 'konflux-ci.dev/v1alpha1',
+          kind: 'NudgeConfig',
+          metadata: { name: 'nudge-config', namespace: 'tenant-a', annotations },
+          spec: { nudges: [{ from: 'base-image', to: 'app' }] },
+        },
+      }),
+    ),
+  );
+
+  it('answers 429 with Retry-After past the budget, unread, and serves again once requests finish', async () => {
+    assert.ok(big.length > 32 * 1024 && big.length < 48 * 1024, `fixture is ${String(big.length)} bytes`);
+    const certDir = await certDirWith(await selfSignedCertificate());
+    const registry = new Registry();
+    let entered = 0;
+    let release = deferred();
+    const server = new WebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      certDir,
+      handlers: new Map<string, AdmissionHandler>([
+        [
+          '/validate-slow',
+          async () => {
+            entered += 1;
+            await release.promise;
+            return { allowed: true };
+          },
+        ],
+      ]),
+      maxBodyBytes: 64 * 1024,
+      maxInflightBytes: 96 * 1024,
+      registry,
+      logger: memoryLog().logger,
+    });
+    const { port } = await server.start();
+    const inflight = async () =>
+      (await registry.getSingleMetric('nudger_webhook_inflight_body_bytes')?.get())?.values[0]?.value;
+    try {
+      // Two requests in the handler hold about 80 KiB of the 96 KiB.
+      const held = [send(port, '/validate-slow', big), send(port, '/validate-slow', big)];
+      await eventually(() => entered === 2);
+      assert.equal(await inflight(), 2 * big.length);
+
+      // Declared: refused from the headers alone, before a byte of the body is sent.
+      const declared = partialPost(port, '/validate-slow', { 'content-length': String(big.length) });
+      assert.deepEqual(await declared.reply, { status: 429, retryAfter: '1' });
+      declared.abort();
+
+      // Streamed (no Content-Length): refused once the bytes read overrun the budget.
+      const streamed = partialPost(port, '/validate-slow', { 'transfer-encoding': 'chunked' }, big);
+      assert.equal((await streamed.reply).status, 429);
+      streamed.abort();
+      assert.equal(entered, 2, 'no refused request reached the handler');
+
+      // A client that goes away mid-body gives its reservation back.
+      release.resolve();
+      for (const reply of await Promise.all(held)) assert.equal(reply.status, 200);
+      release = deferred();
+      const gone = partialPost(port, '/validate-slow', { 'content-length': String(big.length) }, big.subarray(0, 1024));
+      await eventually(async () => (await inflight()) === big.length);
+      gone.abort();
+      gone.reply.catch(() => undefined);
+      await eventually(async () => (await inflight()) === 0);
+
+      // Recovered: the budget holds two again.
+      release.resolve();
+      const again = await Promise.all([send(port, '/validate-slow', big), send(port, '/validate-slow', big)]);
+      assert.deepEqual(
+        again.map((reply) => reply.status),
+        [200, 200],
+      );
+      await eventually(async () => (await inflight()) === 0);
+      const limit = (await registry.getSingleMetric('nudger_webhook_inflight_body_bytes_limit')?.get())?.values[0];
+      assert.equal(limit?.value, 96 * 1024);
+    } finally {
+      release.resolve();
+      await server.stop();
+      await removeDir(certDir);
+    }
+  });
+
+  it('never budgets less than one largest request', async () => {
+    const certDir = await certDirWith(await selfSignedCertificate());
+    const server = new WebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      certDir,
+      handlers: new Map<string, AdmissionHandler>([['/validate-allow', () => ({ allowed: true })]]),
+      maxBodyBytes: 64 * 1024,
+      maxInflightBytes: 1024,
+      logger: memoryLog().logger,
+    });
+    const { port } = await server.start();
+    try {
+      assert.equal((await send(port, '/validate-allow', big)).status, 200);
+    } finally {
       await server.stop();
       await removeDir(certDir);
     }
