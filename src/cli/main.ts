@@ -331,7 +331,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       // Commander already printed its message; help and version are not failures.
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
-    io.stderr.write(`nudger: ${terminalSafe(oneLine(error))}\n`);
+    // Our own errors are one line by construction, unless a name in them holds a newline: escaped, not cut.
+    const message = isUserFacingError(error) ? error.message : oneLine(error);
+    io.stderr.write(`nudger: ${terminalSafe(message)}\n`);
     if (!isUserFacingError(error) && process.env.NUDGER_DEBUG !== undefined && error instanceof Error) {
       io.stderr.write(`${error.stack ?? ''}\n`);
     }

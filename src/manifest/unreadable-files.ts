@@ -36,23 +36,33 @@ export function readDocumentsOrSkip(
     return undefined;
   } catch (error) {
     if (!(error instanceof ManifestSyntaxError)) throw error;
-    const hinted = GO_TEMPLATE.test(text) ? withTemplateHint(error) : error;
+    const hinted = asTemplateError(error, text);
     if (mayHoldReadKind(path, text)) throw hinted;
     return {
       rule: 'unreadable-file',
       severity: 'warning',
       message: `skipped: malformed ${hinted.format}: ${hinted.reason} (it holds no Component, NudgeConfig or kustomization, so nudger needs nothing from it)`,
-      location: { file: error.file, line: error.line, column: error.column },
+      location: { file: hinted.file, line: hinted.line, column: hinted.column },
     };
   }
 }
 
-function withTemplateHint(error: ManifestSyntaxError): ManifestSyntaxError {
+/**
+ * The error moved to the first template action, which is what needs fixing (yaml often gives up
+ * lines later, or reads `{{ x }}` as a nested flow mapping without complaint), yaml's own reason kept.
+ */
+function asTemplateError(error: ManifestSyntaxError, text: string): ManifestSyntaxError {
+  const match = GO_TEMPLATE.exec(text);
+  if (match === null) return error;
+  const offset = match.index + match[0].length - 2;
+  const line = text.slice(0, offset).split('\n').length;
+  const column = offset - text.lastIndexOf('\n', offset - 1);
   return new ManifestSyntaxError(
     error.file,
-    error.line,
-    error.column,
-    `${error.reason} (the file looks like an unrendered Go template: render it first, e.g. with helm template)`,
+    line,
+    column,
+    `an unrendered Go template ({{ ... }}): render it first, e.g. with helm template ` +
+      `(yaml: ${error.reason} at line ${String(error.line)})`,
     error.format,
   );
 }

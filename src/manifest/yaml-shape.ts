@@ -3,7 +3,7 @@
 // the stack with no file or line), or keyed by a collection (`{a: b}: c`, usually an unrendered
 // Go template such as `{{ .Values.name }}`), which kubectl refuses and yaml would stringify with a
 // warning on stderr. Checked without recursion, so that the check itself cannot overflow.
-import { isMap, isNode, isPair, isSeq, type Node } from 'yaml';
+import { isMap, isNode, isSeq, type Node } from 'yaml';
 
 /** Kubernetes objects, CRD schemas included, nest a few dozen levels; this is far beyond. */
 export const MAX_NESTING_DEPTH = 256;
@@ -21,20 +21,18 @@ export function shapeProblem(root: Node): ShapeProblem | undefined {
     if (depth > MAX_NESTING_DEPTH) {
       return { node, reason: `nested more than ${String(MAX_NESTING_DEPTH)} levels deep` };
     }
+    // Children are pushed last first, so that problems are found in document order.
     if (isSeq(node)) {
-      for (const item of node.items) if (isNode(item)) pending.push([item, depth + 1]);
+      for (const item of node.items.toReversed()) if (isNode(item)) pending.push([item, depth + 1]);
     } else if (isMap(node)) {
-      for (const pair of node.items) {
-        if (!isPair(pair)) continue;
-        const { key, value } = pair;
-        if (isMap(key) || isSeq(key)) {
-          return {
-            node: key,
-            reason: 'a mapping key is itself a mapping or sequence (an unrendered template?); kubectl cannot read it',
-          };
-        }
-        if (isNode(value)) pending.push([value, depth + 1]);
+      const key = node.items.find((pair) => isMap(pair.key) || isSeq(pair.key))?.key;
+      if (isNode(key)) {
+        return {
+          node: key,
+          reason: 'a mapping key is itself a mapping or sequence (an unrendered template?); kubectl cannot read it',
+        };
       }
+      for (const { value } of node.items.toReversed()) if (isNode(value)) pending.push([value, depth + 1]);
     }
   }
   return undefined;
