@@ -25,8 +25,12 @@ export const NUDGE_CONFIG_CEL = {
   },
 } as const;
 
-export const NudgeRelationship = Type.Object(
-  {
+/**
+ * The fields of one entry, the same in every NudgeConfig version nudger reads (the versions of one
+ * CRD share them, conversion None); only what `gatingGroup` means differs.
+ */
+export function nudgeRelationshipFields(gatingGroupDescription: string) {
+  return {
     from: ComponentName,
     to: ComponentName,
     mode: Type.Optional(
@@ -36,35 +40,40 @@ export const NudgeRelationship = Type.Object(
           'When the nudge fires: immediate, after the source build succeeds; validated, after the Snapshot of gatingGroup passes its tests.',
       }),
     ),
-    gatingGroup: Type.Optional(
-      Type.String({
-        maxLength: 63,
-        description:
-          'The ComponentGroup whose Snapshot must pass integration tests first. Required when mode is validated.',
-      }),
-    ),
-  },
+    gatingGroup: Type.Optional(Type.String({ maxLength: 63, description: gatingGroupDescription })),
+  };
+}
+
+export const NUDGE_RELATIONSHIP_DESCRIPTION = 'A directed edge: a successful build of `from` nudges `to`.';
+
+export const NudgeRelationship = Type.Object(
+  nudgeRelationshipFields(
+    'The ComponentGroup whose Snapshot must pass integration tests first. Required when mode is validated.',
+  ),
   {
     additionalProperties: false,
-    description: 'A directed edge: a successful build of `from` nudges `to`.',
+    description: NUDGE_RELATIONSHIP_DESCRIPTION,
     'x-kubernetes-validations': [NUDGE_CONFIG_CEL['missing-gating-group']],
   },
 );
 export type NudgeRelationship = Static<typeof NudgeRelationship>;
 
+/** `spec.nudges` of every version of nudger's CRD, which differ only in how many entries they allow. */
+export function nudgeListOptions(maxItems: number) {
+  return {
+    maxItems,
+    // Uniqueness of (from, to) is declared as a list-map key, which the API server enforces
+    // natively in O(n). The CEL form (`all(i, exists_one(j, ...))`) is O(n^2): at 5000 items it
+    // exceeds the API server's static CEL cost budget and the CRD would be refused.
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['from', 'to'],
+    description: 'The nudge edges of this namespace.',
+  };
+}
+
 export const NudgeConfigSpec = Type.Object(
   {
-    nudges: Type.Optional(
-      Type.Array(NudgeRelationship, {
-        maxItems: MAX_NUDGE_ENTRIES,
-        // Uniqueness of (from, to) is declared as a list-map key, which the API server enforces
-        // natively in O(n). The CEL form (`all(i, exists_one(j, ...))`) is O(n^2): at 5000 items it
-        // exceeds the API server's static CEL cost budget and the CRD would be refused.
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['from', 'to'],
-        description: 'The nudge edges of this namespace.',
-      }),
-    ),
+    nudges: Type.Optional(Type.Array(NudgeRelationship, nudgeListOptions(MAX_NUDGE_ENTRIES))),
   },
   {
     additionalProperties: false,

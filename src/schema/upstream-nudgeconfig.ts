@@ -7,9 +7,17 @@
 // Upstream reserves `gatingGroup` and does not require it for `mode: validated`, so neither schema
 // carries nudger's missing-gating-group rule.
 import Type, { type Static } from 'typebox';
-import { NUDGE_CONFIG_NAME, NUDGE_MODES } from '../domain/model.ts';
-import { ComponentName, ObjectMeta, StringEnum } from './common.ts';
-import { NUDGE_CONFIG_CEL, NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NudgeConfigStatus } from './nudgeconfig.ts';
+import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
+import { ObjectMeta } from './common.ts';
+import {
+  NUDGE_CONFIG_CEL,
+  NUDGE_CONFIG_GROUP,
+  NUDGE_CONFIG_KIND,
+  NUDGE_RELATIONSHIP_DESCRIPTION,
+  NudgeConfigStatus,
+  nudgeListOptions,
+  nudgeRelationshipFields,
+} from './nudgeconfig.ts';
 
 export const UPSTREAM_NUDGE_CONFIG_GROUP = 'appstudio.redhat.com';
 export const UPSTREAM_NUDGE_CONFIG_VERSION = 'v1beta2';
@@ -21,25 +29,10 @@ export const UPSTREAM_MAX_NUDGE_ENTRIES = 256;
 // unknown fields instead (or rejects them under kubectl's default strict field validation). Either
 // way a typo'd field is lost, so nudger's rendition closes the objects to be able to warn about it.
 export const UpstreamNudgeRelationship = Type.Object(
-  {
-    from: ComponentName,
-    to: ComponentName,
-    mode: Type.Optional(
-      StringEnum(NUDGE_MODES, {
-        default: 'immediate',
-        description:
-          'When the nudge fires: immediate, after the source build succeeds; validated, after the Snapshot of gatingGroup passes its tests.',
-      }),
-    ),
-    gatingGroup: Type.Optional(
-      Type.String({
-        maxLength: 63,
-        description:
-          'The ComponentGroup whose Snapshot must pass integration tests first. Upstream reserves it; nudger fires a validated entry only once it names one.',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'A directed edge: a successful build of `from` nudges `to`.' },
+  nudgeRelationshipFields(
+    'The ComponentGroup whose Snapshot must pass integration tests first. Upstream reserves it; nudger fires a validated entry only once it names one.',
+  ),
+  { additionalProperties: false, description: NUDGE_RELATIONSHIP_DESCRIPTION },
 );
 export type UpstreamNudgeRelationship = Static<typeof UpstreamNudgeRelationship>;
 
@@ -69,16 +62,9 @@ export const UPSTREAM_KONFLUX_MAX_NUDGE_ENTRIES = 360;
 
 export const UpstreamKonfluxNudgeConfigSpec = Type.Object(
   {
-    nudges: Type.Optional(
-      Type.Array(UpstreamNudgeRelationship, {
-        maxItems: UPSTREAM_KONFLUX_MAX_NUDGE_ENTRIES,
-        // Upstream states (from, to) uniqueness as an O(n^2) CEL rule; the list-map key refuses the
-        // same objects, natively and in O(n), as nudger's v1alpha1 does.
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['from', 'to'],
-        description: 'The nudge edges of this namespace.',
-      }),
-    ),
+    // Upstream states (from, to) uniqueness as an O(n^2) CEL rule; the list-map key refuses the
+    // same objects, natively and in O(n), as nudger's v1alpha1 does.
+    nudges: Type.Optional(Type.Array(UpstreamNudgeRelationship, nudgeListOptions(UPSTREAM_KONFLUX_MAX_NUDGE_ENTRIES))),
   },
   { additionalProperties: false, 'x-kubernetes-validations': [NUDGE_CONFIG_CEL['self-nudge']] },
 );
