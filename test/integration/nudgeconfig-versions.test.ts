@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
 import {
+  CHANGE_GROUPS,
   COMPONENTS,
   NAMESPACES,
   NUDGE_CONFIGS,
@@ -101,7 +102,8 @@ async function validCondition(ref: ResourceRef, namespace: string) {
 before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
-  manager = await startTestManager(plane.kubeConfig);
+  // No Tekton CRD here: the PipelineRun informer's retries are expected, so only errors are logged.
+  manager = await startTestManager(plane.kubeConfig, { logLevel: 'error' });
   // The registration nudger ships (deploy/webhook/), pointed at this manager.
   await registerWebhooks(client, {
     url: (path) => manager.webhookUrl(path),
@@ -213,5 +215,22 @@ describe('one NudgeConfig CRD serving v1alpha1 and v1beta2 (D1)', () => {
     const current = await client.get<NudgeConfigResource>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
     current.spec = { nudges: [...(current.spec?.nudges as object[]), { from: 'payments-api', to: 'payments-pdf' }] };
     await assert.rejects(client.replace(NUDGE_CONFIGS_V1BETA2, current), /component "payments-pdf" does not exist/);
+  });
+
+  it('lets ChangeGroup admission find the edges of a v1beta2-written NudgeConfig', async () => {
+    const changeGroup = (nudging: string[]): KubeObject =>
+      ({
+        apiVersion: 'appstudio.redhat.com/v1alpha1',
+        kind: 'ChangeGroup',
+        metadata: { name: 'payments-release', namespace: UPSTREAM_TENANT },
+        spec: { nudgedComponent: 'payments-bundle', nudgingComponents: nudging.map((name) => ({ name })) },
+      }) as KubeObject;
+    // Dry runs: admitted or denied, nothing is stored for the ChangeGroup controller to act on.
+    await client.create(CHANGE_GROUPS, changeGroup(['payments-api', 'payments-worker']), { dryRun: true });
+    await client.create(COMPONENTS, component(UPSTREAM_TENANT, 'payments-docs'));
+    await assert.rejects(
+      client.create(CHANGE_GROUPS, changeGroup(['payments-api', 'payments-docs']), { dryRun: true }),
+      /component "payments-docs" does not nudge "payments-bundle"/,
+    );
   });
 });
