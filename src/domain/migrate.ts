@@ -27,7 +27,7 @@
 // - Caveat worth knowing: upstream build-service already ignores build-nudges-ref in a namespace
 //   that has a v1beta2 NudgeConfig, so migrating such a namespace revives those edges. That is
 //   what "no edge is lost" means; review the generated entries in such namespaces.
-import { Document, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, LineCounter, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { NUDGE_CONFIG_NAME } from './model.ts';
 import {
   classifyDocument,
@@ -49,6 +49,7 @@ import {
   type PlannedNudgeConfig,
 } from './migrate-check.ts';
 import { MigrationError } from './migrate-error.ts';
+import { mayHoldReadKind } from './read-kinds.ts';
 import { SharedTargets, namespaceSetter, placeDocuments } from './migrate-namespaces.ts';
 import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
 import {
@@ -138,6 +139,8 @@ interface LoadedFile {
   readonly source:
     { readonly format: 'yaml'; readonly yaml: YamlSource } | { readonly format: 'json'; readonly json: JsonSource };
   readonly documents: readonly LoadedDocument[];
+  /** Why a file that holds nothing to migrate was left unread: it is not YAML nudger can parse. */
+  readonly skipped?: string;
 }
 
 interface LoadedDocument {
@@ -154,7 +157,27 @@ function isManifestPath(path: string): boolean {
   return /\.(ya?ml|json)$/i.test(path) || isKustomizationPath(path);
 }
 
+/**
+ * A file that cannot be parsed but holds no Component, NudgeConfig or kustomization (a Helm
+ * template, a CRD in go-yaml's dialect) has nothing to migrate: it is left as it is, with a note.
+ */
 function loadFile(file: SourceFile): LoadedFile {
+  try {
+    return loadParsedFile(file);
+  } catch (error) {
+    if (!(error instanceof MigrationError) || mayHoldReadKind(file.path, file.text)) throw error;
+    const yaml = { path: file.path, text: file.text, documents: [], lineCounter: new LineCounter() };
+    return {
+      path: file.path,
+      text: file.text,
+      source: { format: 'yaml', yaml },
+      documents: [],
+      skipped: error.message,
+    };
+  }
+}
+
+function loadParsedFile(file: SourceFile): LoadedFile {
   if (file.path.toLowerCase().endsWith('.json')) {
     const json = parseJsonSource(file.path, file.text);
     const locate = jsonLocator(json);
@@ -424,11 +447,18 @@ function planOnce(
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const check = checkPlannedNudgeConfigs(planned, known);
-  const notes = check.unjudged.map(
-    (namespace) =>
-      `the input holds no Component of ${namespace === '' ? 'the unset namespace' : `namespace ${namespace}`}, ` +
-      'so whether the components its NudgeConfig names exist was not checked; pass the directories that hold them',
-  );
+  const notes = [
+    ...loaded.flatMap((file) =>
+      file.skipped === undefined
+        ? []
+        : [`skipped ${file.skipped} (it holds no Component, NudgeConfig or kustomization, so nothing to migrate)`],
+    ),
+    ...check.unjudged.map(
+      (namespace) =>
+        `the input holds no Component of ${namespace === '' ? 'the unset namespace' : `namespace ${namespace}`}, ` +
+        'so whether the components its NudgeConfig names exist was not checked; pass the directories that hold them',
+    ),
+  ];
   const result = {
     edges: edgeCount,
     nudgeConfigs: summaries,

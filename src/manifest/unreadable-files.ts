@@ -3,24 +3,14 @@
 // over one of them makes `nudger validate .` useless. A file that may hold a kind nudger reads
 // (Component, NudgeConfig, their lists) or a kustomization (which sets the namespaces of others)
 // is different: skipping it could lose nudge edges in silence, so its error still stops the run.
-import { isKustomizationPath } from '../domain/migrate-classify.ts';
 import type { ManifestIssue } from '../domain/model.ts';
+import { mayHoldReadKind } from '../domain/read-kinds.ts';
 import { streamDocuments } from './documents.ts';
 import { ManifestSyntaxError } from './errors.ts';
 import type { SourceDocument } from './source-tree.ts';
 
-/**
- * A cheap look at the raw text, before (or without) parsing: a `kind` line naming Component,
- * NudgeConfig (or their lists) or Kustomization. It errs on the side of "may": a false match only
- * keeps today's strictness for that file.
- */
-const READ_KIND = /\bkind\b[^\n]*(?:Component|NudgeConfig|Kustomization)/;
 /** `{{` outside quotes and comments: an unrendered Go template (Helm, kustomize-less operators). */
 const GO_TEMPLATE = /^[^#'"\n]*\{\{/m;
-
-export function mayHoldReadKind(path: string, text: string): boolean {
-  return isKustomizationPath(path) || READ_KIND.test(text);
-}
 
 /**
  * Feeds every document of the file to `read`. A syntax error in a file that cannot hold a kind

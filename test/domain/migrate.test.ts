@@ -365,16 +365,34 @@ describe('planMigration: refusals', () => {
 
   it('refuses YAML and JSON that do not parse, and plans nothing', () => {
     const good = { path: 'a.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') };
-    throwsMigrationError([good, { path: 'bad.yaml', text: 'kind: x\nspec:\n  a: [1\n' }], {
+    // Both may hold a Component (their kind says so): a file that cannot hold one is skipped instead.
+    throwsMigrationError([good, { path: 'bad.yaml', text: 'kind: Component\nspec:\n  a: [1\n' }], {
       file: 'bad.yaml',
       line: 4,
       reason: /^not valid YAML/,
     });
-    throwsMigrationError([good, { path: 'bad.json', text: '{\n  "kind": "x",\n}\n' }], {
+    throwsMigrationError([good, { path: 'bad.json', text: '{\n  "kind": "Component",\n}\n' }], {
       file: 'bad.json',
       line: 3,
       reason: /^not valid JSON/,
     });
+  });
+
+  it('leaves a file it cannot parse and that holds nothing to migrate as it is, with a note', () => {
+    const files = [
+      { path: 'a.yaml', text: component('a', 'ns', 'spec:\n  build-nudges-ref: [b]') },
+      { path: 'b.yaml', text: component('b', 'ns', 'spec: {}') },
+      // A Helm template beside the manifests: not YAML until rendered, and no Component in it.
+      {
+        path: 'chart/deployment.yaml',
+        text: 'kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include "l" . }}\n',
+      },
+    ];
+    const result = planMigration(files);
+    assert.deepEqual(result.componentsUpdated, ['ns/a']);
+    assert.ok(result.changes.every((change) => change.path !== 'chart/deployment.yaml'));
+    assert.deepEqual(result.notes.length, 1);
+    assert.match(result.notes[0] ?? '', /^skipped chart\/deployment\.yaml:\d+: not valid YAML: .*holds no Component/);
   });
 
   it('refuses edges without a source name, malformed NudgeConfig entries and Components inside a List', () => {
