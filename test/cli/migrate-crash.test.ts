@@ -13,7 +13,7 @@ import { readManifestFiles } from '../../src/adapters/fs/read-inputs.ts';
 import { buildNudgeGraphs } from '../../src/domain/graph.ts';
 import { planMigration } from '../../src/domain/migrate.ts';
 import { parseManifestSet } from '../../src/manifest/parse.ts';
-import { repoRoot, tempTree } from './run-cli.ts';
+import { repoRoot, runCli, tempTree } from './run-cli.ts';
 
 const CLI = join(repoRoot, 'src', 'cli', 'main.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'nudger-crash-'));
@@ -28,15 +28,17 @@ function copyOf(root: string): string {
   return dir;
 }
 
-function migrate(
-  dir: string,
-  crashAfterSteps?: number,
-): { status: number | null; signal: string | null; stderr: string } {
-  const env = { ...process.env };
-  delete env.NUDGER_TEST_CRASH_AFTER_STEPS;
-  if (crashAfterSteps !== undefined) env.NUDGER_TEST_CRASH_AFTER_STEPS = String(crashAfterSteps);
+/** `migrate --write` as a child process killed by the write adapter's hook after `k` steps. */
+function migrateKilled(dir: string, k: number): { signal: string | null; stderr: string } {
+  const env = { ...process.env, NUDGER_TEST_CRASH_AFTER_STEPS: String(k) };
   const result = spawnSync(process.execPath, [CLI, 'migrate', dir, '--write'], { encoding: 'utf8', env });
-  return { status: result.status, signal: result.signal, stderr: result.stderr };
+  return { signal: result.signal, stderr: result.stderr };
+}
+
+/** An uninterrupted `migrate --write`, in process (the hook is off: this process never sets it). */
+async function migrate(dir: string): Promise<{ code: number; stderr: string }> {
+  assert.equal(process.env.NUDGER_TEST_CRASH_AFTER_STEPS, undefined);
+  return runCli(['migrate', dir, '--write']);
 }
 
 /** Every file under `dir` (hidden ones included) by relative path. */
@@ -77,12 +79,12 @@ async function stepsOf(dir: string): Promise<number> {
 async function crashAndRecover(root: string, k: number, expected: ReadonlyMap<string, string>): Promise<void> {
   const original = await edgesOf(root);
   const dir = copyOf(root);
-  const killed = migrate(dir, k);
+  const killed = migrateKilled(dir, k);
   assert.equal(killed.signal, 'SIGKILL', `step ${String(k)}: the hook must kill the run (${killed.stderr})`);
   const survived = await edgesOf(dir);
   for (const edge of original) assert.ok(survived.has(edge), `step ${String(k)}: ${edge} lost by the crash`);
-  const rerun = migrate(dir);
-  assert.equal(rerun.status, 0, `step ${String(k)}: rerun failed: ${rerun.stderr}`);
+  const rerun = await migrate(dir);
+  assert.equal(rerun.code, 0, `step ${String(k)}: rerun failed: ${rerun.stderr}`);
   assert.deepEqual(tempFiles(dir), [], `step ${String(k)}: temporary files left after the rerun`);
   assert.deepEqual(snapshot(dir), expected, `step ${String(k)}: the rerun ends where an uninterrupted run does`);
 }
@@ -136,11 +138,11 @@ describe('migrate --write killed at every step', () => {
       const steps = await stepsOf(root);
       assert.ok(steps >= 10, `the fixture writes several files (${String(steps)} steps)`);
       const reference = copyOf(root);
-      assert.equal(migrate(reference).status, 0);
+      assert.equal((await migrate(reference)).code, 0);
       const expected = snapshot(reference);
       // A crash while staging leaves temporary files: the check below must be able to fail.
       const staged = copyOf(root);
-      migrate(staged, 1);
+      migrateKilled(staged, 1);
       assert.ok(tempFiles(staged).length > 0, 'a run killed while staging leaves temporary files');
       for (let k = 1; k <= steps; k += 1) await crashAndRecover(root, k, expected);
     } finally {
@@ -198,13 +200,13 @@ describe('migrate --write killed at every step', () => {
         const { root, cleanup } = tempTree(files);
         try {
           const reference = copyOf(root);
-          assert.equal(migrate(reference).status, 0);
+          assert.equal((await migrate(reference)).code, 0);
           await crashAndRecover(root, 1 + ((k - 1) % (await stepsOf(root))), snapshot(reference));
         } finally {
           cleanup();
         }
       }),
-      { numRuns: 5 },
+      { numRuns: 10 },
     );
   });
 });
