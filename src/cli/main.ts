@@ -150,8 +150,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         },
       ) => {
         if (opts.cluster) {
-          if (paths.length > 0 || opts.write)
-            throw new UsageError('--cluster reads the cluster: it takes no paths and no --write (use --apply)');
+          if (paths.length > 0 || opts.write || opts.dropInvalid)
+            throw new UsageError(
+              '--cluster reads the cluster: it takes no paths, no --write (use --apply) and no --drop-invalid',
+            );
           const { clusterMigrateCommand } = await import('./commands/migrate-cluster.ts');
           setExit(
             await clusterMigrateCommand(

@@ -101,3 +101,11 @@ describe('nudger migrate refuses what nudger would reject', () => {
     assert.doesNotMatch(result.stdout, /^(---|\+\+\+) [ab]\/\//m);
   });
 });
+
+describe('nudger migrate --drop-invalid usage', () => {
+  it('belongs to file migration, not --cluster', async () => {
+    const result = await runCli(['migrate', '--cluster', '--drop-invalid']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /no --drop-invalid/);
+  });
+});
