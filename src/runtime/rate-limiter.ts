@@ -104,3 +104,37 @@ export class MaxOfRateLimiter<K> implements RateLimiter<K> {
 export function defaultControllerRateLimiter<K>(clock: Clock): RateLimiter<K> {
   return new MaxOfRateLimiter<K>(new ItemExponentialRateLimiter<K>(), new TokenBucketRateLimiter<K>(clock));
 }
+
+/**
+ * A token bucket that refuses instead of reserving: `tryTake` takes a token if one is there now.
+ * For work that may be skipped under load (a live confirmation), where a debt would only grow.
+ */
+export class TokenBucket {
+  readonly #perSecond: number;
+  readonly #burst: number;
+  readonly #clock: Clock;
+  #tokens: number;
+  #updatedAt: number;
+
+  constructor(clock: Clock, perSecond: number, burst: number) {
+    if (!(perSecond > 0) || !(burst >= 1)) {
+      throw new RangeError(
+        `token bucket needs a positive rate and a burst of at least 1 (got ${String(perSecond)}, ${String(burst)})`,
+      );
+    }
+    this.#clock = clock;
+    this.#perSecond = perSecond;
+    this.#burst = burst;
+    this.#tokens = burst;
+    this.#updatedAt = clock.now();
+  }
+
+  tryTake(): boolean {
+    const now = this.#clock.now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#updatedAt) / 1000) * this.#perSecond);
+    this.#updatedAt = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
