@@ -231,8 +231,7 @@ function objectReason(finding: Finding): string {
   if (finding.rule === 'too-many-edges') {
     return (
       `${finding.message.replace(/^.*?spec\.nudges: /, '')}; a namespace has exactly one NudgeConfig, ` +
-      `so its edges must fit in ${String(MAX_NUDGE_ENTRIES)} entries: reduce them before migrating ` +
-      '(--drop-invalid drops no valid edge)'
+      `so its edges must fit in ${String(MAX_NUDGE_ENTRIES)} entries: reduce them before migrating`
     );
   }
   return finding.message;
@@ -251,7 +250,7 @@ export function formatSource(source: EntrySource): string {
  */
 export function formatOffence(offence: Offence): string {
   const [only, ...others] = offence.edges;
-  if (only === undefined) return `${offence.rule}: ${offence.nudgeConfig}: ${offence.reason}`;
+  if (only === undefined) return `${offence.rule}: ${offence.reason}`;
   if (others.length === 0) {
     const [first, ...more] = only.sources;
     const field = first === undefined ? '' : `${formatRef(first.object)} ${first.field}: `;
@@ -312,6 +311,8 @@ export class MigrationRefusedError extends UnsafeMigrationError {
     let advice: string;
     if (dropInvalid) {
       advice = `${String(kept)} of them cannot be dropped (see docs/cli.md): fix them by hand and rerun`;
+    } else if (droppable === 0) {
+      advice = 'fix them by hand and rerun (--drop-invalid drops no valid edge, so it would not help)';
     } else if (kept === 0) {
       advice =
         'fix the names (or pass every file of the namespace if a Component was left out), or rerun with ' +
