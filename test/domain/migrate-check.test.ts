@@ -253,3 +253,33 @@ describe('commitOrder', () => {
     );
   });
 });
+
+describe('a rerun after a crash between renames', () => {
+  it('finishes a half-written migration without duplicate entries', () => {
+    const first = planMigration(BILLING, { dropInvalid: true });
+    // Killed after the kustomization and the new NudgeConfig were renamed into place, before any
+    // Component: every edge is now declared twice.
+    const half = BILLING.map((file) => {
+      const change = first.changes.find((c) => c.path === file.path && c.commitPhase < 3);
+      return change === undefined ? file : { path: file.path, text: change.after };
+    });
+    const config = first.changes.find((c) => c.path === 'tenants/billing/nudge-config.yaml');
+    assert.ok(config !== undefined);
+    half.push({ path: config.path, text: config.after });
+    const rerun = planMigration(half, { dropInvalid: true });
+    assert.deepEqual(
+      rerun.changes.map((change) => change.path),
+      ['tenants/billing/billing-api.yaml', 'tenants/billing/billing-operator.yaml'],
+      'only the Components are left to rewrite; the NudgeConfig gains no duplicate',
+    );
+    assert.deepEqual(rerun.nudgeConfigs, [
+      { namespace: 'billing-tenant', file: 'tenants/billing/nudge-config.yaml', edges: 2 },
+    ]);
+    const end = after(half, rerun);
+    const uninterrupted = after(BILLING, first);
+    assert.deepEqual(
+      end.sort((a, b) => a.path.localeCompare(b.path)),
+      uninterrupted.sort((a, b) => a.path.localeCompare(b.path)),
+    );
+  });
+});
