@@ -283,3 +283,80 @@ describe('a rerun after a crash between renames', () => {
     );
   });
 });
+
+describe('dropping entries already in a NudgeConfig', () => {
+  const files = (config: SourceFile): SourceFile[] => [
+    config,
+    { path: 'a.yaml', text: component('billing-api', ['billing-bundle']) },
+    { path: 'b.yaml', text: component('billing-bundle') },
+  ];
+
+  it('leaves an empty list, not a null, when every entry goes (YAML), and appends after it', () => {
+    const text =
+      'apiVersion: konflux-ci.dev/v1alpha1\nkind: NudgeConfig\nmetadata:\n  name: nudge-config\n  namespace: billing-tenant\nspec:\n  nudges:\n    - from: billing-api\n      to: billing-api-v1\n';
+    const only = [
+      { path: 'nc.yaml', text },
+      { path: 'b.yaml', text: component('billing-bundle') },
+    ];
+    const emptied = planMigration(
+      [
+        ...only,
+        { path: 'a.yaml', text: component('billing-api', []) },
+        { path: 'c.yaml', text: component('x', ['billing-bundle']) },
+      ],
+      { dropInvalid: true },
+    );
+    const written = emptied.changes.find((change) => change.path === 'nc.yaml')?.after ?? '';
+    assert.doesNotMatch(written, /billing-api-v1/);
+    assert.match(written, /- from: x\n\s+to: billing-bundle/);
+    const result = planMigration(files({ path: 'nc.yaml', text }), { dropInvalid: true });
+    const after = result.changes.find((change) => change.path === 'nc.yaml')?.after ?? '';
+    assert.doesNotMatch(after, /billing-api-v1/);
+    assert.match(after, /- from: billing-api\n\s+to: billing-bundle\n\s+mode: immediate/);
+    assert.deepEqual(
+      validateManifestSet(
+        parseManifestSet([{ path: 'nc.yaml', text: after }, ...files({ path: 'x', text: '' }).slice(1)]),
+      ).findings.filter((finding) => finding.severity === 'error'),
+      [],
+    );
+  });
+
+  it('writes nudges: [] when the last entry goes and nothing is appended', () => {
+    const text =
+      'apiVersion: konflux-ci.dev/v1alpha1\nkind: NudgeConfig\nmetadata:\n  name: nudge-config\n  namespace: billing-tenant\nspec:\n  nudges:\n    - from: billing-api\n      to: billing-api-v1\n';
+    const emptyList = component('billing-api').replace(
+      '  application: billing\n',
+      '  application: billing\n  build-nudges-ref: []\n',
+    );
+    const result = planMigration(
+      [
+        { path: 'nc.yaml', text },
+        { path: 'a.yaml', text: emptyList },
+      ],
+      { dropInvalid: true },
+    );
+    assert.match(
+      result.changes.find((change) => change.path === 'nc.yaml')?.after ?? '',
+      /^spec:\n {2}nudges: \[\]\n$/m,
+    );
+  });
+
+  it('removes the entry from a JSON NudgeConfig', () => {
+    const json = {
+      apiVersion: 'konflux-ci.dev/v1alpha1',
+      kind: 'NudgeConfig',
+      metadata: { name: 'nudge-config', namespace: 'billing-tenant' },
+      spec: {
+        nudges: [
+          { from: 'billing-api', to: 'billing-api-v1' },
+          { from: 'billing-api', to: 'billing-bundle' },
+        ],
+      },
+    };
+    const result = planMigration(files({ path: 'nc.json', text: `${JSON.stringify(json, null, 2)}\n` }), {
+      dropInvalid: true,
+    });
+    const after = JSON.parse(result.changes.find((change) => change.path === 'nc.json')?.after ?? '{}') as typeof json;
+    assert.deepEqual(after.spec.nudges, [{ from: 'billing-api', to: 'billing-bundle' }]);
+  });
+});
