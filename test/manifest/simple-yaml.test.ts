@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { parseDocuments } from '../../src/manifest/documents.ts';
 import { looksLikeJson, parseSimpleJson } from '../../src/manifest/simple-json.ts';
 import { parseSimpleYaml } from '../../src/manifest/simple-yaml.ts';
 import type { FieldPath, SourceDocument } from '../../src/manifest/source-tree.ts';
@@ -153,6 +154,49 @@ describe('fast YAML path', () => {
       'a: 1\r\n',
     ];
     for (const text of declined) assert.equal(parseSimpleYaml('f.yaml', text), undefined, text);
+  });
+});
+
+describe('documents streamed one at a time', () => {
+  it('read a file the fast path declines part-way exactly as yaml does', () => {
+    let declinedLate = 0;
+    fc.assert(
+      fc.property(fc.array(document, { minLength: 2, maxLength: 5 }), fc.boolean(), (docs, indentSeq) => {
+        // Plain block documents and, here and there, one the fast path declines (flow or odd scalars).
+        const text = docs
+          .map((doc, index) =>
+            stringify(doc, { version: '1.1', indentSeq, collectionStyle: index % 2 === 1 ? 'any' : 'block' }),
+          )
+          .join('---\n');
+        let full: SourceDocument[];
+        try {
+          full = parseYamlDocuments('f.yaml', text);
+        } catch {
+          assert.throws(() => parseDocuments('f.yaml', text));
+          return;
+        }
+        if (
+          parseSimpleYaml('f.yaml', text) === undefined &&
+          parseSimpleYaml('f.yaml', text.split('---\n')[0] ?? '') !== undefined
+        )
+          declinedLate++;
+        const streamed = parseDocuments('f.yaml', text);
+        assert.equal(streamed.length, full.length, 'document count');
+        streamed.forEach((doc, d) => {
+          const reference = full[d]!;
+          assert.deepEqual(doc.value, reference.value);
+          for (const path of pathsOf(reference.value)) {
+            assert.deepEqual(
+              doc.tree.fieldLocation(path),
+              reference.tree.fieldLocation(path),
+              `field ${path.join('.')}`,
+            );
+          }
+        });
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(declinedLate > 20, `only ${String(declinedLate)} files were declined after their first document`);
   });
 });
 
