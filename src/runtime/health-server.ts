@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { MetricsAccess, MetricsAuthorizer } from './metrics-auth.ts';
 
 /** `true` when healthy, otherwise the reason it is not. */
 export type CheckResult = true | string;
@@ -14,6 +15,11 @@ export interface HealthServerOptions {
   /** Default 0.0.0.0: the kubelet probes the pod IP. */
   readonly host?: string;
   readonly registry: Registry;
+  /**
+   * Who may read /metrics (TokenReview + SubjectAccessReview in the manager); undefined serves it
+   * to anyone. /healthz and /readyz stay open: the kubelet probes them without a token.
+   */
+  readonly metricsAuthorizer?: MetricsAuthorizer;
 }
 
 export class DuplicateCheckError extends Error {
@@ -99,6 +105,13 @@ export class HealthServer {
         await this.#probe(response, 'readyz', this.#readinessChecks, url.searchParams.has('verbose'));
         return;
       case '/metrics': {
+        const authorizer = this.#options.metricsAuthorizer;
+        const access = authorizer === undefined ? 'allowed' : await authorizer.authorize(request.headers.authorization);
+        if (access !== 'allowed') {
+          const [status, text, headers] = REFUSALS[access];
+          send(response, status, text, headers);
+          return;
+        }
         const body = await this.#options.registry.metrics();
         send(response, 200, body, { 'content-type': this.#options.registry.contentType });
         return;
@@ -122,6 +135,12 @@ export class HealthServer {
     send(response, failed ? 503 : 200, `${lines.join('\n')}\n`);
   }
 }
+
+const REFUSALS: Readonly<Record<Exclude<MetricsAccess, 'allowed'>, [number, string, Record<string, string>]>> = {
+  unauthenticated: [401, 'Unauthorized\n', { 'www-authenticate': 'Bearer realm="nudger-metrics"' }],
+  forbidden: [403, 'Forbidden: this identity may not get /metrics\n', {}],
+  unavailable: [503, 'cannot review the credentials now\n', { 'retry-after': '5' }],
+};
 
 function addCheck(checks: Map<string, Check>, kind: string, name: string, check: Check): void {
   if (checks.has(name)) throw new DuplicateCheckError(kind, name);
