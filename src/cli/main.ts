@@ -224,7 +224,20 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       'directory holding tls.crt and tls.key (reloaded on change)',
       '/tmp/k8s-webhook-server/serving-certs',
     )
+    .option(
+      '--webhook-max-inflight-bytes <size>',
+      'request-body bytes the webhook server holds at once, all requests together; past it requests get 429 (default: a quarter of the smaller of the container memory limit and the heap limit)',
+      byteSize('--webhook-max-inflight-bytes'),
+    )
     .addOption(portOption('--metrics-port <port>', 'Prometheus /metrics port', 8080))
+    .addOption(
+      new Option(
+        '--metrics-auth <mode>',
+        'who may read /metrics: kubernetes (a bearer token allowed to get /metrics, by TokenReview and SubjectAccessReview) or none',
+      )
+        .choices(['kubernetes', 'none'])
+        .default('kubernetes'),
+    )
     .addOption(portOption('--health-port <port>', '/healthz and /readyz port', 8081))
     .option(
       '--github-host <host[=apiUrl]>',

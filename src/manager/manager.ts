@@ -43,7 +43,9 @@ import {
   NUDGECONFIG_VALIDATING_PATH,
   PIPELINERUN_MUTATING_PATH,
 } from '../webhooks/paths.ts';
-import { WebhookServer } from '../webhooks/server.ts';
+import { DEFAULT_MAX_BODY_BYTES, WebhookServer } from '../webhooks/server.ts';
+import { inflightBudgetFromEnvironment } from '../webhooks/inflight-budget.ts';
+import { KubernetesMetricsAuthorizer, type MetricsAuthorizer } from '../runtime/metrics-auth.ts';
 
 export interface ManagerOptions {
   readonly kubeConfig: KubeConfig;
@@ -58,6 +60,10 @@ export interface ManagerOptions {
   readonly metricsPort: number;
   readonly healthPort: number;
   readonly healthHost?: string;
+  /** Request-body bytes the webhook server holds at once; default from the memory and heap limits. */
+  readonly webhookMaxInflightBytes?: number;
+  /** Who may read /metrics: anyone (`none`, the default here) or TokenReview + SubjectAccessReview. */
+  readonly metricsAuth?: MetricsAuthMode;
   /** A watch down for longer than this makes the replica unready. */
   readonly watchDownThresholdMs?: number;
   /** How long each controller waits for its caches before it fails; default 2 min. */
@@ -102,6 +108,8 @@ export interface RunningManager {
 }
 
 export type ManagerServer = 'webhook' | 'health' | 'metrics';
+export const METRICS_AUTH_MODES = ['none', 'kubernetes'] as const;
+export type MetricsAuthMode = (typeof METRICS_AUTH_MODES)[number];
 
 /** A server of the manager could not listen (port taken, not permitted): nothing was left running. */
 export class ListenError extends Error {
@@ -146,17 +154,21 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   });
   const informers: Informer<KubeObject>[] = [components, nudgeConfigs, changeGroups];
   const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
+  // One lookup for both webhooks, so they share one rate limit of live checks.
+  const componentLookup = new CachedComponentLookup(components.store, client);
+  const inflight = webhookInflightBytes(options);
 
   const webhook = new WebhookServer({
     port: options.webhookPort,
     ...(options.webhookHost === undefined ? {} : { host: options.webhookHost }),
     certDir: options.webhookCertDir,
+    maxInflightBytes: inflight,
     handlers: new Map([
-      [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(new CachedComponentLookup(components.store, client))],
+      [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(componentLookup)],
       [
         CHANGEGROUP_VALIDATING_PATH,
         changeGroupValidator({
-          components: new CachedComponentLookup(components.store, client),
+          components: componentLookup,
           edges: new CachedNudgeEdgeLookup(components.store, nudgeConfigs.store, client),
           changeGroups: changeGroupSource,
         }),
@@ -167,7 +179,11 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     logger,
   });
 
-  const health = new HealthServer({ port: options.healthPort, registry, ...hostOf(options) });
+  const metricsAuthorizer: { metricsAuthorizer?: MetricsAuthorizer } =
+    options.metricsAuth === 'kubernetes'
+      ? { metricsAuthorizer: new KubernetesMetricsAuthorizer({ client, logger }) }
+      : {};
+  const health = new HealthServer({ port: options.healthPort, registry, ...hostOf(options), ...metricsAuthorizer });
   const threshold = options.watchDownThresholdMs ?? DEFAULT_WATCH_DOWN_THRESHOLD_MS;
   health.addReadinessCheck('informers-synced', () =>
     informers.every((i) => i.hasSynced()) ? true : 'informer caches have not synced yet',
@@ -182,7 +198,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const metrics =
     options.metricsPort === options.healthPort
       ? undefined
-      : new HealthServer({ port: options.metricsPort, registry, ...hostOf(options) });
+      : new HealthServer({ port: options.metricsPort, registry, ...hostOf(options), ...metricsAuthorizer });
 
   // Built before anything listens or connects: its constructor refuses inconsistent timings.
   const elector = options.leaderElect
@@ -409,6 +425,22 @@ function changeGroupsOfNamespace(store: Store<KubeObject>): (object: KubeObject)
       })
       .map((cg) => ({ namespace, name: cg.metadata?.name ?? '' }));
   };
+}
+
+/** The flag's value, or a share of the container's memory and heap limits (inflight-budget.ts). */
+function webhookInflightBytes(options: ManagerOptions): number {
+  if (options.webhookMaxInflightBytes !== undefined) return options.webhookMaxInflightBytes;
+  const choice = inflightBudgetFromEnvironment(DEFAULT_MAX_BODY_BYTES);
+  options.logger.info(
+    {
+      bytes: choice.bytes,
+      memoryLimitBytes: choice.memoryLimitBytes,
+      source: choice.source,
+      heapLimitBytes: choice.heapLimitBytes,
+    },
+    'webhook in-flight body budget',
+  );
+  return choice.bytes;
 }
 
 function hostOf(options: ManagerOptions): { host?: string } {

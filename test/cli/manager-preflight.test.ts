@@ -39,6 +39,7 @@ function options(overrides: Partial<ManagerPreflightOptions> = {}): ManagerPrefl
     webhookCertDir: certDir,
     metricsPort: 8080,
     healthPort: 8081,
+    metricsAuth: 'kubernetes',
     changegroupPollInterval: 30_000,
     botEmail: 'nudger@konflux-ci.dev',
     ...overrides,
@@ -131,6 +132,18 @@ describe('preflightManager', () => {
     assert.equal(
       await refusal({ gitCacheDir: join(certDir, 'tls.key') }),
       `--git-cache-dir ${join(certDir, 'tls.key')}: is not a directory`,
+    );
+  });
+
+  it('refuses an in-flight byte budget under one largest request and an unknown metrics auth mode', async () => {
+    await preflightManager(options({ webhookMaxInflightBytes: 64 * 2 ** 20, metricsAuth: 'none' }));
+    assert.equal(
+      await refusal({ webhookMaxInflightBytes: 1024 }),
+      '--webhook-max-inflight-bytes 1024: must be at least the per-request body cap, 7340032 bytes (7Mi)',
+    );
+    assert.equal(
+      await refusal({ metricsAuth: 'token' as 'none' }),
+      '--metrics-auth "token": must be one of none, kubernetes',
     );
   });
 });

@@ -60,6 +60,9 @@ function startManagerProcess(): Promise<ManagerProcess> {
       '0',
       '--metrics-port',
       '0',
+      // Read as an operator would, without a token: this test is about leadership, not access.
+      '--metrics-auth',
+      'none',
       '--webhook-cert-dir',
       certDir,
     ],

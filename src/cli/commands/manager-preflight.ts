@@ -7,6 +7,8 @@ import { dns1123LabelProblem } from '../../domain/names.ts';
 import { CertificateLoadError, loadCertificatePair } from '../../webhooks/cert-watcher.ts';
 import { leaderElectionTimingProblem, type LeaderElectionTimings } from '../../runtime/leader-election.ts';
 import { UsageError } from '../errors.ts';
+import { METRICS_AUTH_MODES, type MetricsAuthMode } from '../../manager/manager.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../../webhooks/server.ts';
 
 /** The flag values the checks read, as commander hands them over. */
 export interface ManagerPreflightOptions {
@@ -21,6 +23,8 @@ export interface ManagerPreflightOptions {
   readonly webhookCertDir: string;
   readonly metricsPort: number;
   readonly healthPort: number;
+  readonly metricsAuth: MetricsAuthMode;
+  readonly webhookMaxInflightBytes?: number;
   readonly gitCacheDir?: string;
   readonly changegroupPollInterval: number;
   readonly changegroupUrlTemplate?: string;
@@ -38,6 +42,7 @@ export async function preflightManager(options: ManagerPreflightOptions): Promis
   checkNames(options);
   checkLeaderElection(options);
   checkPorts(options);
+  checkWebhookAndMetrics(options);
   if (!(options.changegroupPollInterval > 0)) {
     throw new UsageError(`--changegroup-poll-interval ${ms(options.changegroupPollInterval)}: must be greater than 0`);
   }
@@ -110,6 +115,19 @@ function checkPorts(options: ManagerPreflightOptions): void {
         `--webhook-port ${String(webhook)} and ${flag} ${String(port)}: the HTTPS webhook server needs a port of its own`,
       );
     }
+  }
+}
+
+function checkWebhookAndMetrics(options: ManagerPreflightOptions): void {
+  if (!METRICS_AUTH_MODES.includes(options.metricsAuth)) {
+    throw new UsageError(`--metrics-auth "${options.metricsAuth}": must be one of ${METRICS_AUTH_MODES.join(', ')}`);
+  }
+  const bytes = options.webhookMaxInflightBytes;
+  // Below one largest request, a request of the maximum size could never be served.
+  if (bytes !== undefined && !(bytes >= DEFAULT_MAX_BODY_BYTES)) {
+    throw new UsageError(
+      `--webhook-max-inflight-bytes ${String(bytes)}: must be at least the per-request body cap, ${String(DEFAULT_MAX_BODY_BYTES)} bytes (7Mi)`,
+    );
   }
 }
 

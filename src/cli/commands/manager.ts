@@ -127,6 +127,10 @@ function startManagerFor(
     webhookPort: options.webhookPort,
     webhookCertDir: options.webhookCertDir,
     metricsPort: options.metricsPort,
+    metricsAuth: options.metricsAuth,
+    ...(options.webhookMaxInflightBytes === undefined
+      ? {}
+      : { webhookMaxInflightBytes: options.webhookMaxInflightBytes }),
     healthPort: options.healthPort,
     changeGroups: {
       githubHosts,
