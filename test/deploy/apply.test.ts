@@ -71,6 +71,10 @@ const ACCESS_EXPECTATIONS: readonly (readonly [string, string, string, boolean, 
   ['delete', 'coordination.k8s.io/leases', 'nudger-system', false],
   ['update', 'coordination.k8s.io/leases', 'tenant-a', false],
   ['create', 'rbac.authorization.k8s.io/clusterroles', '', false],
+  // /metrics authentication (deploy/metrics-auth): the two reviews, and no other review kind.
+  ['create', 'authentication.k8s.io/tokenreviews', '', true],
+  ['create', 'authorization.k8s.io/subjectaccessreviews', '', true],
+  ['create', 'authorization.k8s.io/localsubjectaccessreviews', 'tenant-a', false],
 ];
 
 /** A SubjectAccessReview for the manager's ServiceAccount, with the groups its token carries. */
@@ -111,7 +115,7 @@ describe('deploy/default on a real kube-apiserver v1.20', () => {
 
   it('takes the Namespace and the RBAC objects', () => {
     const objects = rendered.filter((o) => APPLIED_FOR_REAL.has(o.kind));
-    assert.equal(objects.length, APPLIED_FOR_REAL.size);
+    assert.deepEqual(new Set(objects.map((o) => o.kind)), APPLIED_FOR_REAL);
     const result = kubectl(['apply', '-o', 'name', '-f', '-'], asList(objects));
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout.trim().split('\n').length, objects.length, result.stdout);
@@ -128,6 +132,7 @@ describe('deploy/default on a real kube-apiserver v1.20', () => {
       'Service',
       'ValidatingWebhookConfiguration',
       'MutatingWebhookConfiguration',
+      'NetworkPolicy',
     ]) {
       assert.ok(kinds.has(kind), `nothing of kind ${kind} to dry-run`);
     }
@@ -158,6 +163,33 @@ describe('deploy/default on a real kube-apiserver v1.20', () => {
     const result = kubectl(['apply', '--dry-run=server', '-f', '-'], asList([broken]));
     assert.notEqual(result.status, 0, 'a Deployment with readOnlyRootFileSystem was accepted');
     assert.match(result.stderr, /readOnlyRootFileSystem/);
+  });
+
+  it('lets a scraper bound to nudger-metrics-reader get /metrics, and no other path or verb', () => {
+    const scraper = 'system:serviceaccount:monitoring:prometheus-k8s';
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'prometheus-nudger-metrics' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'nudger-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
+    };
+    const bound = kubectl(['apply', '-f', '-'], asList([binding]));
+    assert.equal(bound.status, 0, bound.stderr);
+    const review = (user: string, path: string, verb: string) => ({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user, groups: ['system:authenticated'], nonResourceAttributes: { path, verb } },
+    });
+    const questions = [
+      review(scraper, '/metrics', 'get'),
+      review(scraper, '/metrics', 'post'),
+      review(scraper, '/debug/pprof/', 'get'),
+      review('system:serviceaccount:tenant-a:default', '/metrics', 'get'),
+    ];
+    const result = kubectl(['create', '-o', 'jsonpath={.status.allowed}{"\\n"}', '-f', '-'], asList(questions));
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(result.stdout.trim().split('\n'), ['true', 'false', 'false', 'false']);
   });
 
   it("authorizes the manager's ServiceAccount for exactly what it needs", () => {

@@ -12,6 +12,7 @@ import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../../src/domain/nudge-pipel
 import { validateManifestSet } from '../../src/domain/validate.ts';
 import { manifestSetFromObjects } from '../../src/manifest/parse.ts';
 import { validateNudgeConfigManifest } from '../../src/schema/validator.ts';
+import { MEMORY_LIMIT_ENV } from '../../src/webhooks/inflight-budget.ts';
 import {
   CHANGEGROUP_VALIDATING_PATH,
   conventionalWebhookPath,
@@ -35,6 +36,13 @@ const CERT_SECRET = 'nudger-webhook-server-cert';
 const WEBHOOK_SERVICE = 'nudger-webhook-service';
 const MANAGER_SELECTOR = { 'app.kubernetes.io/name': 'nudger', 'app.kubernetes.io/component': 'manager' };
 
+/** deploy/metrics-auth: the cluster-wide review grant and the scrapers' role (not in deploy/namespaced). */
+const METRICS_AUTH_OBJECTS = [
+  'ClusterRole/nudger-metrics-auth-role',
+  'ClusterRoleBinding/nudger-metrics-auth-rolebinding',
+  'ClusterRole/nudger-metrics-reader',
+];
+
 /** The objects deploy/default must produce besides the CRDs of deploy/crds (checked separately). */
 const EXPECTED_OBJECTS = [
   'Namespace/nudger-system',
@@ -51,6 +59,8 @@ const EXPECTED_OBJECTS = [
   'MutatingWebhookConfiguration/nudger-mutating-webhook-configuration',
   'Issuer/nudger-system/nudger-selfsigned-issuer',
   'Certificate/nudger-system/nudger-serving-cert',
+  ...METRICS_AUTH_OBJECTS,
+  'NetworkPolicy/nudger-system/nudger-manager',
 ];
 
 const CLUSTER_SCOPED_KINDS = new Set([
@@ -89,6 +99,7 @@ const EXPECTED_MANAGER_ARGS = [
   '--webhook-port=9443',
   `--webhook-cert-dir=${CERT_DIR}`,
   '--metrics-port=8080',
+  '--metrics-auth=kubernetes',
   '--health-port=8081',
 ];
 
@@ -100,6 +111,7 @@ const GA_API_VERSIONS = new Set([
   'rbac.authorization.k8s.io/v1',
   'apiextensions.k8s.io/v1',
   'admissionregistration.k8s.io/v1',
+  'networking.k8s.io/v1',
   'cert-manager.io/v1',
 ]);
 
@@ -237,7 +249,10 @@ describe('deploy/default rendered by kubectl 1.20', () => {
   });
 
   describe('RBAC', () => {
-    const roles = rendered.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
+    // The scrapers' role is no grant to the manager; it is checked on its own below.
+    const roles = rendered.filter(
+      (o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name !== 'nudger-metrics-reader',
+    );
 
     it('has no wildcard in any apiGroups, resources or verbs, and no non-resource URLs', () => {
       assert.ok(roles.length >= 2);
@@ -298,6 +313,7 @@ describe('deploy/default rendered by kubectl 1.20', () => {
       const pairs = [
         ['ClusterRoleBinding', 'nudger-manager-rolebinding', 'ClusterRole', 'nudger-manager-role'],
         ['RoleBinding', 'nudger-leader-election-rolebinding', 'Role', 'nudger-leader-election-role'],
+        ['ClusterRoleBinding', 'nudger-metrics-auth-rolebinding', 'ClusterRole', 'nudger-metrics-auth-role'],
       ] as const;
       for (const [bindingKind, bindingName, roleKind, roleName] of pairs) {
         const binding = find(rendered, bindingKind, bindingName);
@@ -309,6 +325,40 @@ describe('deploy/default rendered by kubectl 1.20', () => {
         });
         find(rendered, roleKind, roleName);
       }
+    });
+  });
+
+  describe('/metrics authentication', () => {
+    it('lets the manager create TokenReviews and SubjectAccessReviews, nothing else', () => {
+      assert.deepEqual(permissionsOf(find(rendered, 'ClusterRole', 'nudger-metrics-auth-role')), {
+        'authentication.k8s.io/tokenreviews': ['create'],
+        'authorization.k8s.io/subjectaccessreviews': ['create'],
+      });
+    });
+
+    it('gives scrapers a role that may get /metrics and nothing else', () => {
+      assert.deepEqual(listAt(find(rendered, 'ClusterRole', 'nudger-metrics-reader'), 'rules'), [
+        { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+      ]);
+    });
+  });
+
+  describe('network policy', () => {
+    const policy = find(rendered, 'NetworkPolicy', 'nudger-manager');
+
+    it('selects the manager pods and admits only the webhook and metrics ports, each from its own source', () => {
+      assert.equal(policy.metadata.namespace, NAMESPACE);
+      assert.deepEqual(field(policy, 'spec.podSelector.matchLabels'), MANAGER_SELECTOR);
+      assert.deepEqual(field(policy, 'spec.policyTypes'), ['Ingress']);
+      const rules = listAt(policy, 'spec.ingress');
+      const ports = rules.map((rule) => listAt(rule, 'ports').map((p) => field(p, 'port')));
+      assert.deepEqual(ports, [['webhook-server'], ['metrics']]);
+      for (const name of ['webhook-server', 'metrics']) containerPort(container, name);
+      // Webhooks from an address range (the API server is not a pod); metrics from a namespace.
+      assert.equal(typeof field(only(listAt(rules[0], 'from'), 'webhook source'), 'ipBlock.cidr'), 'string');
+      assert.deepEqual(field(only(listAt(rules[1], 'from'), 'metrics source'), 'namespaceSelector.matchLabels'), {
+        'kubernetes.io/metadata.name': 'monitoring',
+      });
     });
   });
 
@@ -516,6 +566,18 @@ describe('deploy/default rendered by kubectl 1.20', () => {
         assert.equal(typeof resources.memory, 'string', `${kind}.memory`);
       }
     });
+
+    it('hands the memory limit to the manager in bytes, which sizes the webhook in-flight budget', () => {
+      const env = only(
+        listAt(container, 'env').filter((e) => field(e, 'name') === MEMORY_LIMIT_ENV),
+        MEMORY_LIMIT_ENV,
+      );
+      assert.deepEqual(field(env, 'valueFrom.resourceFieldRef'), {
+        containerName: 'manager',
+        resource: 'limits.memory',
+        divisor: '1',
+      });
+    });
   });
 });
 
@@ -544,7 +606,15 @@ describe('deploy/namespaced: one watched namespace, no cluster-wide grant', () =
     assert.ok(watched !== undefined && watched !== NAMESPACE, `Role in ${String(watched)}`);
     const swapped = (key: string): string =>
       key.replace(/^ClusterRole\//, `Role/${watched}/`).replace(/^ClusterRoleBinding\//, `RoleBinding/${watched}/`);
-    assert.deepEqual(rendered.map(objectKey).sort(), byDefault.map(objectKey).map(swapped).sort());
+    const clusterOnly = new Set(METRICS_AUTH_OBJECTS);
+    assert.deepEqual(
+      rendered.map(objectKey).sort(),
+      byDefault
+        .map(objectKey)
+        .filter((key) => !clusterOnly.has(key))
+        .map(swapped)
+        .sort(),
+    );
     assert.deepEqual(
       rendered.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').map(objectKey),
       [],
@@ -563,6 +633,15 @@ describe('deploy/namespaced: one watched namespace, no cluster-wide grant', () =
     assert.deepEqual(listAt(binding, 'subjects'), [
       { kind: 'ServiceAccount', name: SERVICE_ACCOUNT, namespace: NAMESPACE },
     ]);
+  });
+
+  it('leaves /metrics to the network policy: no token reviews without a cluster-wide grant', () => {
+    const args = stringsAt(managerContainer(find(rendered, 'Deployment', 'nudger-manager')), 'args');
+    assert.deepEqual(
+      args.filter((arg) => arg.startsWith('--metrics-auth')),
+      ['--metrics-auth=none'],
+    );
+    find(rendered, 'NetworkPolicy', 'nudger-manager');
   });
 
   it('runs the manager with --namespace set to the Role namespace', () => {
