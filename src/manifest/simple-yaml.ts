@@ -79,33 +79,43 @@ export function* simpleYamlDocuments(file: string, text: string): Generator<Sour
   }
 }
 
-/** The significant lines of each document, read lazily: one document's lines exist at a time. */
+/**
+ * The significant lines of each document, read lazily: one document's lines exist at a time. Only
+ * spaces can surround content here (DECLINE_CHARACTERS), so lines are trimmed by index and each
+ * costs one string.
+ */
 function* documentLines(text: string): Generator<Line[]> {
   let document: Line[] = [];
   let number = 0;
   for (let start = 0; start <= text.length;) {
     const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const raw = text.slice(start, end);
-    start = end + 1;
+    const lineEnd = newline === -1 ? text.length : newline;
+    const lineStart = start;
+    start = lineEnd + 1;
     number++;
-    if (raw.startsWith('---')) {
-      const rest = raw.slice(3);
+    if (text.startsWith('---', lineStart)) {
+      const rest = text.slice(lineStart + 3, lineEnd);
       if (rest.trim() !== '' && !/^\s+#/.test(rest)) throw new Unsupported(); // `--- value`
       yield document;
       document = [];
       continue;
     }
-    if (raw.startsWith('...') || raw.startsWith('%')) throw new Unsupported();
-    const trimmed = raw.trimEnd();
-    const content = trimmed.trimStart();
-    if (content === '' || content.startsWith('#')) continue;
+    if (text.startsWith('...', lineStart) || text.startsWith('%', lineStart)) throw new Unsupported();
+    let end = lineEnd;
+    while (end > lineStart && text.charCodeAt(end - 1) === SPACE) end--;
+    let first = lineStart;
+    while (first < end && text.charCodeAt(first) === SPACE) first++;
+    if (first === end || text.charCodeAt(first) === HASH) continue;
     // `key:   ` would need the trailing spaces to place its null where yaml does.
-    if (trimmed.length !== raw.length && trimmed.endsWith(':')) throw new Unsupported();
-    document.push({ number, indent: trimmed.length - content.length, text: content });
+    if (end !== lineEnd && text.charCodeAt(end - 1) === COLON) throw new Unsupported();
+    document.push({ number, indent: first - lineStart, text: text.slice(first, end) });
   }
   yield document;
 }
+
+const SPACE = 0x20;
+const HASH = 0x23;
+const COLON = 0x3a;
 
 function isSequenceItem(text: string): boolean {
   return text === '-' || text.startsWith('- ');
@@ -179,15 +189,16 @@ class BlockParser {
       this.#next++;
       const rest = line.text.slice(colon + 1).trimStart();
       const restColumn = line.indent + line.text.length - rest.length + 1;
-      const keyPosition = { line: line.number, column: line.indent + 1 };
       // Where yaml places the null of a `key:` with no value: after the colon and any spaces.
-      const nullPosition = { line: line.number, column: rest === '' ? line.indent + colon + 2 : restColumn };
       const [fieldValue, position] =
         rest === '' || rest.startsWith('#')
-          ? this.#nestedValue(indent, nullPosition)
+          ? this.#nestedValue(indent, {
+              line: line.number,
+              column: rest === '' ? line.indent + colon + 2 : restColumn,
+            })
           : inlineValue(rest, line.number, restColumn);
       value[key] = fieldValue;
-      fields.set(key, { ...keyPosition, value: position });
+      fields.set(key, { line: line.number, column: line.indent + 1, value: position });
     }
     return [value, { line: first.number, column: first.indent + 1, fields }];
   }
