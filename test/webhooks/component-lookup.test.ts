@@ -2,9 +2,9 @@
 // costs at most one live GET, single-flight and rate-limited, never a LIST (issue 8, part 2 item 7).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ListPage, ListQuery } from '../../src/adapters/kubernetes/client.ts';
+import type { ListQuery } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS } from '../../src/adapters/kubernetes/resources.ts';
-import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
+import type { KubeObject, ListPage, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { ManualClock } from '../../src/runtime/clock.ts';
 import { Store } from '../../src/runtime/store.ts';
 import type { AdmissionDecision, AdmissionRequest } from '../../src/webhooks/admission.ts';
@@ -83,13 +83,13 @@ function denial(decision: AdmissionDecision): { code: number | undefined; messag
 describe('CachedComponentLookup', () => {
   it('answers cached names without calling the API server', async () => {
     const { client, lookup } = tenant();
-    assert.deepEqual(await lookup.missing('payments', ['payments-api', 'payments-bundle'], signal), new Set());
+    assert.deepEqual(await lookup.missing('payments', ['payments-api', 'payments-bundle']), new Set());
     assert.deepEqual(client.verbs, []);
   });
 
   it('confirms a name the cache lacks with one GET by name, never a LIST', async () => {
     const { client, lookup } = tenant();
-    const missing = await lookup.missing('payments', ['payments-worker', 'payments-typo', 'payments-api'], signal);
+    const missing = await lookup.missing('payments', ['payments-worker', 'payments-typo', 'payments-api']);
     assert.deepEqual(missing, new Set(['payments-typo']));
     assert.deepEqual(client.verbs.sort(), [
       'get components/payments/payments-typo',
@@ -103,7 +103,7 @@ describe('CachedComponentLookup', () => {
     client.holdGets = new Promise((resolve) => {
       release = resolve;
     });
-    const asks = Array.from({ length: 10 }, () => lookup.missing('payments', ['payments-worker'], signal));
+    const asks = Array.from({ length: 10 }, () => lookup.missing('payments', ['payments-worker']));
     release();
     for (const answer of await Promise.all(asks)) assert.deepEqual(answer, new Set());
     assert.deepEqual(client.verbs, ['get components/payments/payments-worker']);
@@ -112,7 +112,7 @@ describe('CachedComponentLookup', () => {
   it('refuses to guess once the live checks are spent, and checks again as tokens return', async () => {
     const { client, clock, lookup } = tenant({ perSecond: 2, burst: 4 });
     const names = Array.from({ length: 6 }, (_, i) => `payments-unknown-${String(i)}`);
-    await assert.rejects(lookup.missing('payments', names, signal), (error: unknown) => {
+    await assert.rejects(lookup.missing('payments', names), (error: unknown) => {
       assert.ok(error instanceof ComponentCheckUnavailableError);
       assert.deepEqual(error.names, ['payments-unknown-4', 'payments-unknown-5']);
       return true;
@@ -120,7 +120,7 @@ describe('CachedComponentLookup', () => {
     assert.equal(client.verbs.length, 4);
     clock.advance(1_000);
     assert.deepEqual(
-      await lookup.missing('payments', ['payments-worker', 'payments-gone'], signal),
+      await lookup.missing('payments', ['payments-worker', 'payments-gone']),
       new Set(['payments-gone']),
     );
     assert.equal(client.verbs.length, 6);
