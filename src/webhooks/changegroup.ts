@@ -7,7 +7,7 @@ import { parseTimeout } from '../domain/changegroup/duration.ts';
 import { CHANGE_GROUP_PHASES, isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
 import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from '../schema/changegroup.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
-import type { ComponentLookup } from './nudgeconfig.ts';
+import { componentCheckDenial, type ComponentLookup } from './nudgeconfig.ts';
 import { admittedApiVersion } from './served-versions.ts';
 
 /** A ChangeGroup as admission reads it: the hold decision's view plus the timeout to check. */
@@ -166,14 +166,23 @@ export function changeGroupValidator(lookups: ChangeGroupValidatorLookups): Admi
     const previous = operation === 'UPDATE' ? readChangeGroupView(request.oldObject, request.namespace) : undefined;
     const { namespace, nudgedComponent } = changeGroup;
     const toCheck = nudgersToCheck(operation, changeGroup, previous);
-    const [missing, nudgersWithoutEdge] = await Promise.all([
-      operation === 'CREATE'
-        ? lookups.components.missing(namespace, [nudgedComponent], signal)
-        : Promise.resolve(new Set<string>()),
-      toCheck.length === 0
-        ? Promise.resolve(new Set<string>())
-        : lookups.edges.withoutEdge(namespace, nudgedComponent, toCheck, signal),
-    ]);
+    let missing: ReadonlySet<string>;
+    let nudgersWithoutEdge: ReadonlySet<string>;
+    try {
+      [missing, nudgersWithoutEdge] = await Promise.all([
+        operation === 'CREATE'
+          ? lookups.components.missing(namespace, [nudgedComponent], signal)
+          : Promise.resolve(new Set<string>()),
+        toCheck.length === 0
+          ? Promise.resolve(new Set<string>())
+          : lookups.edges.withoutEdge(namespace, nudgedComponent, toCheck, signal),
+      ]);
+    } catch (error) {
+      // Live existence checks are rate-limited (component-lookup.ts): past the limit, retry.
+      const denial = componentCheckDenial(error);
+      if (denial === undefined) throw error;
+      return denial;
+    }
     const decision = decideChangeGroupAdmission({
       operation,
       changeGroup,

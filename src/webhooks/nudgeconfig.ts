@@ -40,6 +40,15 @@ export class ComponentCheckUnavailableError extends Error {
   }
 }
 
+/**
+ * The answer when Component existence could not be checked: a denial asking to retry, since the
+ * cache may trail a Component created a moment ago. undefined for any other error.
+ */
+export function componentCheckDenial(error: unknown): AdmissionDecision | undefined {
+  if (!(error instanceof ComponentCheckUnavailableError)) return undefined;
+  return { allowed: false, code: 429, reason: 'TooManyRequests', message: `${error.message}; retry shortly` };
+}
+
 export function nudgeConfigValidator(components: ComponentLookup): AdmissionHandler {
   return async (request: AdmissionRequest, signal: AbortSignal): Promise<AdmissionDecision> => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { allowed: true };
@@ -58,9 +67,9 @@ export function nudgeConfigValidator(components: ComponentLookup): AdmissionHand
     try {
       if (names.length > 0) missing = await components.missing(namespace, names, signal);
     } catch (error) {
-      if (!(error instanceof ComponentCheckUnavailableError)) throw error;
-      // Transient: the cache may trail a Component created a moment ago; the client should retry.
-      return { allowed: false, code: 429, reason: 'TooManyRequests', message: `${error.message}; retry shortly` };
+      const denial = componentCheckDenial(error);
+      if (denial === undefined) throw error;
+      return denial;
     }
     const decision = decideNudgeConfigAdmission({
       operation: request.operation,

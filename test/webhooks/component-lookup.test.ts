@@ -8,6 +8,7 @@ import type { KubeObject, ListPage, ResourceRef } from '../../src/adapters/kuber
 import { ManualClock } from '../../src/runtime/clock.ts';
 import { Store } from '../../src/runtime/store.ts';
 import type { AdmissionDecision, AdmissionRequest } from '../../src/webhooks/admission.ts';
+import { changeGroupValidator } from '../../src/webhooks/changegroup.ts';
 import { CachedComponentLookup } from '../../src/webhooks/component-lookup.ts';
 import { ComponentCheckUnavailableError, nudgeConfigValidator } from '../../src/webhooks/nudgeconfig.ts';
 import { FakeObjectClient } from '../runtime/fakes.ts';
@@ -176,6 +177,37 @@ describe('NudgeConfig webhook under a flood of forged reviews', () => {
     assert.equal(code, 429);
     assert.match(message, /not found in the webhook's cache, and the live check is rate-limited; retry/);
     assert.match(message, /and 24 more/);
+  });
+
+  it('denies a ChangeGroup the same way when its nudged Component can be confirmed neither way', async () => {
+    const { lookup } = tenant({ perSecond: 1, burst: 1 });
+    await lookup.missing('payments', ['payments-spent']);
+    const handler = changeGroupValidator({
+      components: lookup,
+      edges: { withoutEdge: () => Promise.resolve(new Set<string>()) },
+      changeGroups: { inNamespace: () => [] },
+    });
+    const decision = await handler(
+      {
+        uid: '5d2f8c1a-payments-cg',
+        kind: { group: 'appstudio.redhat.com', version: 'v1alpha1', kind: 'ChangeGroup' },
+        resource: { group: 'appstudio.redhat.com', version: 'v1alpha1', resource: 'changegroups' },
+        name: 'release-2026-11',
+        namespace: 'payments',
+        operation: 'CREATE',
+        userInfo: { username: 'alice' },
+        object: {
+          apiVersion: 'appstudio.redhat.com/v1alpha1',
+          kind: 'ChangeGroup',
+          metadata: { name: 'release-2026-11', namespace: 'payments' },
+          spec: { nudgedComponent: 'payments-new-bundle' },
+        },
+      },
+      signal,
+    );
+    const { code, message } = denial(decision);
+    assert.equal(code, 429);
+    assert.match(message, /"payments-new-bundle" in namespace "payments" not found in the webhook's cache/);
   });
 
   it('answers only about the request namespace: a disagreeing object namespace is refused unread', async () => {
