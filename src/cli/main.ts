@@ -10,6 +10,7 @@ import type { SandboxCommandOptions } from './commands/sandbox.ts';
 import type { ManagerCommandOptions } from './commands/manager.ts';
 import type { CliIo } from './io.ts';
 import { terminalSafe } from './format/terminal-text.ts';
+import { favourMemoryForOfflineCommands } from './heap-tuning.ts';
 import { type LoadOptions, parseByteSize } from './load.ts';
 
 const VERSION = '0.1.0';
@@ -372,6 +373,7 @@ export async function main(): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
+  favourMemoryForOfflineCommands(process.argv.slice(2));
   const code = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
