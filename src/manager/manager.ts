@@ -11,6 +11,7 @@ import { BuildVerifier } from '../controllers/changegroup/build-verifier.ts';
 import { changeGroupsHolding } from '../controllers/changegroup/inputs.ts';
 import { changeGroupMetrics } from '../controllers/changegroup/metrics.ts';
 import { ChangeGroupReconciler, type ChangeGroupReconcilerOptions } from '../controllers/changegroup/reconciler.ts';
+import { ReleasePlanAdmissionCache } from '../controllers/changegroup/release-plan-admissions.ts';
 import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
 import type { ChangeGroupLink } from '../domain/pr-description/index.ts';
 import type { ObjectKey } from '../runtime/reconciler.ts';
@@ -278,12 +279,15 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       if (!(error instanceof CacheSyncTimeoutError)) throw error;
       logger.error({ err: error }, 'nudge sweeper not running: the PipelineRun cache did not sync');
     });
+    // D6 distribution repositories; optional (release-service may not be installed), never blocking.
+    const releasePlanAdmissions = new ReleasePlanAdmissionCache({ client, logger, registry, ...scope });
     const changeGroupController = new Controller({
       reconciler: changeGroupReconciler(options, client, {
         changeGroups: changeGroups.store,
         components: components.store,
         nudgeConfigs: nudgeConfigs.store,
         nudgeRuns: nudgeRuns.store,
+        releasePlanAdmissions: releasePlanAdmissions.store,
         events,
         metrics: changeGroupMetrics(registry),
       }),
@@ -306,11 +310,21 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       map: changeGroupsOfNamespace(changeGroups.store),
       updatePredicate: generationChanged,
     });
-    const changeGroupsRunning = changeGroupController.start(leading).catch((error: unknown) => {
+    const rpasRunning = releasePlanAdmissions.run(leading);
+    const changeGroupsRunning = (async () => {
+      await releasePlanAdmissions.settled(leading);
+      await changeGroupController.start(leading);
+    })().catch((error: unknown) => {
       if (!(error instanceof CacheSyncTimeoutError)) throw error;
       logger.error({ err: error }, 'ChangeGroup controller not running: a cache did not sync');
     });
-    await Promise.all([nudgeRuns.run(leading), staleReferences.start(leading), sweeping, changeGroupsRunning]);
+    await Promise.all([
+      nudgeRuns.run(leading),
+      staleReferences.start(leading),
+      sweeping,
+      changeGroupsRunning,
+      rpasRunning,
+    ]);
   };
 
   // Controllers that end with an error end the manager (exit non-zero), leader or not: a leader
@@ -387,7 +401,7 @@ function changeGroupReconciler(
   client: KubeClient,
   stores: Pick<
     ChangeGroupReconcilerOptions,
-    'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'events' | 'metrics'
+    'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'releasePlanAdmissions' | 'events' | 'metrics'
   >,
 ): ChangeGroupReconciler {
   const settings = options.changeGroups ?? {};

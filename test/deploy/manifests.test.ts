@@ -85,6 +85,7 @@ const EXPECTED_CLUSTER_PERMISSIONS: Readonly<Record<string, readonly string[]>> 
   'konflux-ci.dev/nudgeconfigs': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'konflux-ci.dev/nudgeconfigs/status': ['get', 'patch', 'update'],
   'tekton.dev/pipelineruns': ['create', 'get', 'list', 'patch', 'update', 'watch'],
+  'appstudio.redhat.com/releaseplanadmissions': ['get', 'list', 'watch'],
   'core/configmaps': ['get'],
   'core/secrets': ['list'],
   'core/events': ['create', 'patch'],

@@ -18,6 +18,7 @@ import {
   NUDGING_PIPELINE_ANNOTATION,
   PAC_EVENT_TYPE_KEY,
   PIPELINE_TYPE_LABEL,
+  TARGET_BRANCH_ANNOTATION,
 } from '../../src/domain/nudge-pipelinerun.ts';
 import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
 import { MUTATING_WEBHOOK_CONFIGURATIONS } from '../../src/sandbox/webhooks.ts';
@@ -166,7 +167,8 @@ describe('ChangeGroup holds without the webhook, and never trusts a forged nudge
         name: 'operand-c-on-push-failed',
         namespace: ns,
         labels: { [COMPONENT_LABEL]: 'operand-c', [PIPELINE_TYPE_LABEL]: 'build', [PAC_EVENT_TYPE_KEY]: 'push' },
-        annotations: { [PAC_EVENT_TYPE_KEY]: 'push' },
+        // Of the branch the Component tracks, so that only its outcome can reject it.
+        annotations: { [PAC_EVENT_TYPE_KEY]: 'push', [TARGET_BRANCH_ANNOTATION]: 'main' },
       },
       spec: { pipelineRef: { name: 'docker-build' } },
     } as KubeObject);

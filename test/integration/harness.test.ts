@@ -217,6 +217,7 @@ describe('local control plane (etcd + kube-apiserver v1.20)', () => {
       'nudgeconfigs.appstudio.redhat.com',
       'nudgeconfigs.konflux-ci.dev',
       'pipelineruns.tekton.dev',
+      'releaseplanadmissions.appstudio.redhat.com',
       'snapshots.appstudio.redhat.com',
     ]);
     // Served right away: the Tekton v1 PipelineRun (the CRD that needed its "" defaults dropped).

@@ -59,3 +59,11 @@ export const PIPELINE_RUNS: ResourceRef = {
   kind: 'PipelineRun',
   namespaced: true,
 };
+/** Konflux release-service; read cluster-wide for D6 distribution repositories. */
+export const RELEASE_PLAN_ADMISSIONS: ResourceRef = {
+  group: 'appstudio.redhat.com',
+  version: 'v1alpha1',
+  plural: 'releaseplanadmissions',
+  kind: 'ReleasePlanAdmission',
+  namespaced: true,
+};
