@@ -4,12 +4,66 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'http', 'https', 'net', 'os', 'process'];
-const pureRestriction = (extra) => [
-  'error',
-  {
-    patterns: [{ group: nodeBuiltins, message: 'The domain core is pure: no I/O and no Node built-ins.' }, ...extra],
-  },
-];
+
+// Which folder of src/ may import which other one (besides itself); docs/ARCHITECTURE.md shows the
+// same table. Dependencies point inward: the schema is innermost (the API's shapes and vocabulary),
+// the domain reads it, adapters and the runtime may use the core, and only the shells (manager,
+// sandbox, cli) see everything. Peers import each other only where a row says so; anything not
+// listed is refused by no-restricted-imports, so a new dependency between folders is a decision
+// made here, in review, not an accident. test/architecture/import-matrix.test.ts checks that every
+// folder of src/ has a row.
+const CORE = ['schema', 'domain', 'manifest'];
+const ADAPTERS = ['adapters/credentials', 'adapters/fs', 'adapters/kubernetes', 'adapters/git', 'adapters/forges'];
+/** What the shells (manager, sandbox, cli) compose. */
+const SHELL = [...CORE, ...ADAPTERS, 'runtime', 'cluster', 'controllers', 'webhooks'];
+export const IMPORT_MATRIX = {
+  schema: [],
+  domain: ['schema'],
+  manifest: ['schema', 'domain'],
+  'adapters/credentials': [],
+  'adapters/fs': [...CORE],
+  'adapters/kubernetes': [...CORE, 'adapters/fs'],
+  'adapters/git': [...CORE, 'adapters/credentials'],
+  'adapters/forges': [...CORE, 'adapters/credentials', 'adapters/fs', 'adapters/git', 'adapters/kubernetes'],
+  runtime: [...CORE, 'adapters/kubernetes'],
+  // Readers of cluster objects shared by controllers, webhooks and the sandbox.
+  cluster: [...CORE, 'adapters/kubernetes'],
+  controllers: [
+    ...CORE,
+    'cluster',
+    'runtime',
+    'adapters/kubernetes',
+    'adapters/git',
+    'adapters/forges',
+    'adapters/credentials',
+  ],
+  webhooks: [...CORE, 'cluster', 'runtime', 'adapters/kubernetes'],
+  manager: SHELL,
+  sandbox: [...SHELL, 'manager'],
+  cli: [...SHELL, 'manager', 'sandbox'],
+};
+const PURE = new Set(['schema', 'domain', 'manifest']);
+
+/**
+ * One no-restricted-imports rule per folder, refusing every folder its row does not list. Imports
+ * are relative, so a folder is recognised by its last path segment (`../fs/x.ts` and
+ * `../../adapters/fs/x.ts` alike); every segment used here is unique under src/.
+ */
+function importMatrixRules() {
+  const folders = Object.keys(IMPORT_MATRIX);
+  const segment = (folder) => folder.split('/').at(-1);
+  return folders.map((folder) => {
+    const refused = folders.filter((other) => other !== folder && !IMPORT_MATRIX[folder].includes(other));
+    const patterns = refused.map((other) => ({
+      group: [`**/${segment(other)}/**`],
+      message: `src/${folder} may not import src/${other} (eslint.config.js IMPORT_MATRIX).`,
+    }));
+    if (PURE.has(folder)) {
+      patterns.unshift({ group: nodeBuiltins, message: 'The domain core is pure: no I/O and no Node built-ins.' });
+    }
+    return { files: [`src/${folder}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+  });
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '.cache/**', 'examples/**', 'eslint.config.js'] },
@@ -28,26 +82,7 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  {
-    files: ['src/domain/**/*.ts', 'src/schema/**/*.ts', 'src/manifest/**/*.ts'],
-    rules: {
-      'no-restricted-imports': pureRestriction([
-        {
-          group: ['**/adapters/**', '**/cli/**'],
-          message: 'Dependencies point inward: the core must not import adapters or the CLI.',
-        },
-      ]),
-    },
-  },
-  {
-    files: ['src/adapters/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/cli/**'], message: 'Adapters must not import the CLI.' }] },
-      ],
-    },
-  },
+  ...importMatrixRules(),
   {
     files: ['src/cli/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { KubeClient } from '../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../src/cluster/nudgeconfig-objects.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane } from '../test/integration/harness/control-plane.ts';
 import { startTestManager } from '../test/integration/manager-fixture.ts';
 

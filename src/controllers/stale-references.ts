@@ -9,8 +9,8 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import { updateStatus } from '../runtime/status.ts';
 import type { Store } from '../runtime/store.ts';
-import type { ComponentResource, NudgeConfigResource } from './nudgeconfig-objects.ts';
-import { nudgeConfigResourceFor, nudgePairs } from './nudgeconfig-objects.ts';
+import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
+import { nudgeConfigResourceFor, nudgePairs } from '../cluster/nudgeconfig-objects.ts';
 
 export interface StaleReferenceReconcilerOptions {
   readonly client: ObjectClient;

@@ -1,7 +1,7 @@
 // A regex-free DNS-1123 label check. Validation asks it for every end of every edge, thousands of
 // times per run, so it must be cheap; names.ts stays the single source of the rule and its wording,
 // and a property test holds the two to the same verdict.
-import { DNS1123_LABEL_MAX_LENGTH, dns1123LabelProblem } from './names.ts';
+import { DNS1123_LABEL_MAX_LENGTH, dns1123LabelProblem } from '../schema/names.ts';
 
 const LOWER_A = 0x61;
 const LOWER_Z = 0x7a;

@@ -1,13 +1,12 @@
 // The nudge domain as nudger sees it after parsing: plain data, no I/O, no Kubernetes client types.
 // Every object remembers where it came from so that findings can point a human at the exact line.
 
-export const NUDGE_MODES = ['immediate', 'validated'] as const;
-export type NudgeMode = (typeof NUDGE_MODES)[number];
+// The API's vocabulary is defined with its schema (src/schema sits innermost: the domain reads it,
+// never the other way round).
+import type { NUDGE_MODES } from '../schema/nudgeconfig.ts';
 
-/** The singleton name ADR 67 mandates for every namespace's NudgeConfig. */
-export const NUDGE_CONFIG_NAME = 'nudge-config';
-/** ADR 67 `maxItems` on `spec.nudges`, chosen to stay well under etcd's 1 MB object limit. */
-export const MAX_NUDGE_ENTRIES = 5000;
+export { MAX_NUDGE_ENTRIES, NUDGE_CONFIG_NAME, NUDGE_MODES } from '../schema/nudgeconfig.ts';
+export type NudgeMode = (typeof NUDGE_MODES)[number];
 
 /** Where a thing was declared: a file (or `-` for stdin) and a 1-based line and column. */
 export interface SourceLocation {

@@ -24,7 +24,7 @@ import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
 import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { NudgeSweepReconciler, notStartedNudgeRunsFor } from '../controllers/nudge-sweeper.ts';
-import type { ComponentResource, NudgeConfigResource } from '../controllers/nudgeconfig-objects.ts';
+import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
 import { StaleReferenceReconciler, nudgeConfigOfComponent } from '../controllers/stale-references.ts';
 import { CacheSyncTimeoutError, Controller, generationChanged } from '../runtime/controller.ts';
 import { EventRecorder } from '../runtime/events.ts';

@@ -19,7 +19,11 @@ import {
   UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION,
   UPSTREAM_NUDGE_CONFIG_API_VERSION,
 } from '../schema/upstream-nudgeconfig.ts';
-import { validateComponentManifest, validateNudgeConfigManifest, type SchemaProblem } from '../schema/validator.ts';
+import {
+  validateComponentManifest,
+  validateNudgeConfigManifest,
+  type SchemaProblem,
+} from '../domain/schema-validation.ts';
 import { isRecord, objectsOf, type RawObject } from './objects.ts';
 import type { FieldPath, SourceTree } from './source-tree.ts';
 import { readDocumentsOrSkip } from './unreadable-files.ts';

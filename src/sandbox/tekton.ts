@@ -25,8 +25,7 @@ import {
   resolveFileMatch,
   rewriteDigests,
 } from '../domain/digest-rewrite/index.ts';
-import { nudgingComponentFacts } from '../controllers/changegroup/build-verifier.ts';
-import { gitSourceOf, renovateConfigMapSources } from '../controllers/nudged-repository.ts';
+import { gitSourceOf, nudgingComponentFacts, renovateConfigMapSources } from '../cluster/nudged-repository.ts';
 import {
   NUDGE_TYPE_LABEL,
   NUDGE_TYPE_VALUE,

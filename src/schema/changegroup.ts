@@ -1,18 +1,23 @@
 // ChangeGroup (ADR 59, DECISIONS D1-D5): the one definition from which the CRD (deploy/crds/), the
 // runtime validator and the TypeScript types are derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
-import {
-  CHANGE_GROUP_PHASES,
-  COMPONENT_STATES,
-  DEFAULT_SKIP_CI_MODE,
-  MAX_NUDGING_COMPONENTS,
-  SKIP_CI_MODES,
-} from '../domain/changegroup/model.ts';
-import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../domain/changegroup/duration.ts';
 import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
 
 export const CHANGE_GROUP_GROUP = 'appstudio.redhat.com';
 export const CHANGE_GROUP_VERSION = 'v1alpha1';
+
+// The values the API accepts; src/domain/changegroup/model.ts says what they mean.
+export const CHANGE_GROUP_PHASES = ['Initialized', 'Waiting', 'Ready', 'Completed', 'Cancelled', 'Failed'] as const;
+/** See src/domain/changegroup/model.ts for `NotReferenced`. */
+export const COMPONENT_STATES = ['Waiting', 'Ready', 'NotReferenced'] as const;
+/** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
+export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
+export const DEFAULT_SKIP_CI_MODE: (typeof SKIP_CI_MODES)[number] = 'commitMessage';
+/** Most items of `spec.nudgingComponents` and `status.components`; see below for why. */
+export const MAX_NUDGING_COMPONENTS = 250;
+/** `spec.timeout`: one or more `<digits><unit>` with unit h, m or s. Every match is a Go duration. */
+export const TIMEOUT_PATTERN = '^([0-9]+(h|m|s))+$';
+export const TIMEOUT_MAX_LENGTH = 32;
 export const CHANGE_GROUP_API_VERSION = `${CHANGE_GROUP_GROUP}/${CHANGE_GROUP_VERSION}`;
 export const CHANGE_GROUP_KIND = 'ChangeGroup';
 

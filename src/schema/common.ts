@@ -1,7 +1,7 @@
 // Schema fragments shared by every nudger CRD. Each fragment is plain JSON Schema (TypeBox), so
 // the same object feeds the generated CRD, ajv at runtime and the TypeScript types.
 import Type, { type Static } from 'typebox';
-import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../domain/names.ts';
+import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from './names.ts';
 
 /** The Kubernetes extensions to OpenAPI that nudger's schemas may carry, for the CRD and for ajv. */
 export const KUBERNETES_SCHEMA_EXTENSIONS = [

@@ -4,9 +4,14 @@
 // committed files in deploy/crds/ with what would be generated, without touching the disk.
 import type { TSchema } from 'typebox';
 import { stringify } from 'yaml';
-import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import { CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND, CHANGE_GROUP_VERSION, ChangeGroup } from './changegroup.ts';
-import { NUDGE_CONFIG_GROUP, NUDGE_CONFIG_KIND, NUDGE_CONFIG_VERSION, NudgeConfig } from './nudgeconfig.ts';
+import {
+  NUDGE_CONFIG_GROUP,
+  NUDGE_CONFIG_KIND,
+  NUDGE_CONFIG_NAME,
+  NUDGE_CONFIG_VERSION,
+  NudgeConfig,
+} from './nudgeconfig.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from './common.ts';
 import { UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION, UpstreamKonfluxNudgeConfig } from './upstream-nudgeconfig.ts';
 

@@ -1,13 +1,18 @@
 // NudgeConfig (ADR 67): the one definition from which the CRD (deploy/crds/), the runtime
 // validator and the TypeScript types are all derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
-import { MAX_NUDGE_ENTRIES, NUDGE_CONFIG_NAME, NUDGE_MODES } from '../domain/model.ts';
 import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
 
 export const NUDGE_CONFIG_GROUP = 'konflux-ci.dev';
 export const NUDGE_CONFIG_VERSION = 'v1alpha1';
 export const NUDGE_CONFIG_API_VERSION = `${NUDGE_CONFIG_GROUP}/${NUDGE_CONFIG_VERSION}`;
 export const NUDGE_CONFIG_KIND = 'NudgeConfig';
+
+export const NUDGE_MODES = ['immediate', 'validated'] as const;
+/** The singleton name ADR 67 mandates for every namespace's NudgeConfig. */
+export const NUDGE_CONFIG_NAME = 'nudge-config';
+/** ADR 67 `maxItems` on `spec.nudges`, chosen to stay well under etcd's 1 MB object limit. */
+export const MAX_NUDGE_ENTRIES = 5000;
 
 /** The CEL rules of ADR 67, by the domain rule id each one mirrors. Tests hold them to that. */
 export const NUDGE_CONFIG_CEL = {

@@ -7,8 +7,8 @@
 // Upstream reserves `gatingGroup` and does not require it for `mode: validated`, so neither schema
 // carries nudger's missing-gating-group rule.
 import Type, { type Static } from 'typebox';
-import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import { ObjectMeta } from './common.ts';
+import { NUDGE_CONFIG_NAME } from './nudgeconfig.ts';
 import {
   NUDGE_CONFIG_CEL,
   NUDGE_CONFIG_GROUP,

@@ -5,7 +5,7 @@ import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
-import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../controllers/nudgeconfig-objects.ts';
+import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
 import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';

@@ -10,7 +10,7 @@ import {
   promotedDigests,
   RELEASED_TARGETS_ANNOTATION,
 } from '../../src/controllers/changegroup/inputs.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { ComponentResource, NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { Store } from '../../src/runtime/store.ts';
 import { DIGEST, nudgeRun } from '../domain/changegroup/fixtures.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LocalForge, readForgeEvents } from '../../src/adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../../src/adapters/forges/local/local-resolver.ts';
-import { Credentials } from '../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../src/adapters/credentials/credentials.ts';
 import { GitHubForge } from '../../src/adapters/forges/github/index.ts';
 import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
 import { parseRepositoryUrl } from '../../src/adapters/forges/repository-url.ts';
@@ -17,7 +17,7 @@ import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/type
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import { BuildVerifier } from '../../src/controllers/changegroup/build-verifier.ts';
 import { ChangeGroupReconciler } from '../../src/controllers/changegroup/reconciler.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { ComponentResource, NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
 import { hasSkipMarker } from '../../src/domain/pr-description/index.ts';

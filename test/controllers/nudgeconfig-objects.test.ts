@@ -7,7 +7,7 @@ import {
   nudgeConfigResourceFor,
   storedNudgeConfigFlavour,
   type NudgeConfigResource,
-} from '../../src/controllers/nudgeconfig-objects.ts';
+} from '../../src/cluster/nudgeconfig-objects.ts';
 
 /** As the v1alpha1 informer hands it over: apiVersion rewritten, whichever version was written. */
 const stored = (nudges: unknown): NudgeConfigResource => ({

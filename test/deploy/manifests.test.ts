@@ -11,7 +11,7 @@ import { runCli } from '../cli/run-cli.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../../src/domain/nudge-pipelinerun.ts';
 import { validateManifestSet } from '../../src/domain/validate.ts';
 import { manifestSetFromObjects } from '../../src/manifest/parse.ts';
-import { validateNudgeConfigManifest } from '../../src/schema/validator.ts';
+import { validateNudgeConfigManifest } from '../../src/domain/schema-validation.ts';
 import { MEMORY_LIMIT_ENV } from '../../src/webhooks/inflight-budget.ts';
 import {
   CHANGEGROUP_VALIDATING_PATH,

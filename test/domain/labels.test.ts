@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isDns1123Label, labelProblem } from '../../src/domain/labels.ts';
-import { dns1123LabelProblem } from '../../src/domain/names.ts';
+import { dns1123LabelProblem } from '../../src/schema/names.ts';
 
 describe('isDns1123Label', () => {
   it('accepts labels and rejects the edge cases of the rule', () => {

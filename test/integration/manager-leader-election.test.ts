@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, LEASES, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { builtCli } from '../cli/run-cli.ts';
 import {
   NUDGER_CRDS,

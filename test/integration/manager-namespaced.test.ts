@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, LEASES, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { CacheSyncTimeoutError } from '../../src/runtime/controller.ts';
 import { kustomize } from '../deploy/kubectl.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';

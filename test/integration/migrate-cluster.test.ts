@@ -5,7 +5,7 @@ import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { isNotFound } from '../../src/adapters/kubernetes/errors.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 

@@ -7,7 +7,7 @@ import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { NUDGECONFIG_VALIDATING_PATH } from '../../src/webhooks/paths.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';

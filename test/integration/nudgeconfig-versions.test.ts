@@ -16,7 +16,7 @@ import {
   NUDGE_CONFIGS_V1BETA2,
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/controllers/nudgeconfig-objects.ts';
+import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
 import { registerWebhooks } from '../../src/sandbox/webhooks.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';

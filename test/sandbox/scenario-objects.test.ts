@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import { DEFAULT_NUDGE_FILES, rewriteDigests } from '../../src/domain/digest-rewrite/index.ts';
 import { CHANGE_GROUP_API_VERSION, ChangeGroup } from '../../src/schema/changegroup.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from '../../src/schema/common.ts';
-import { validateComponentManifest, validateNudgeConfigManifest } from '../../src/schema/validator.ts';
+import { validateComponentManifest, validateNudgeConfigManifest } from '../../src/domain/schema-validation.ts';
 import {
   generatedFiles,
   initialDigest,

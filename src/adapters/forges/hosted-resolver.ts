@@ -6,7 +6,8 @@ import type { ObjectClient } from '../kubernetes/client.ts';
 import { SECRETS } from '../kubernetes/resources.ts';
 import type { KubeObject } from '../kubernetes/types.ts';
 import { GitHubForge } from './github/index.ts';
-import { parseRepositoryUrl, redactUserInfo, RepositoryUrlError } from './repository-url.ts';
+import { parseRepositoryUrl, RepositoryUrlError } from './repository-url.ts';
+import { redactUserInfo } from '../credentials/credentials.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from './resolver.ts';
 import { chooseScmSecret, scmSecretSelector, type SecretObject } from './scm-credentials.ts';
 

@@ -2,6 +2,7 @@
 // `group/subgroup`) and repository name. Accepts the forms Konflux users write: https with or
 // without `.git` and a trailing slash, scp-like ssh (`git@host:owner/name.git`), `ssh://` URLs and
 // `file://` URLs for the local forge.
+import { redactUserInfo } from '../credentials/credentials.ts';
 
 export interface RepositoryRef {
   /** `github.com`, `gitlab.example.com:8443`; empty for `file://` repositories. */
@@ -88,9 +89,4 @@ function splitRepositoryPath(path: string): string[] {
   if (last?.endsWith('.git') === true) segments[segments.length - 1] = last.slice(0, -'.git'.length);
   if (segments.some((segment) => segment === '.' || segment === '..' || segment.length === 0)) return [];
   return segments;
-}
-
-/** `https://user:secret@host/…` → `https://***@host/…`; other text unchanged. */
-export function redactUserInfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/i, '$1***@');
 }

@@ -2,7 +2,7 @@
 // `appstudio.redhat.com/credentials=scm` and `appstudio.redhat.com/scm.host=<host>`, optionally
 // annotated `appstudio.redhat.com/scm.repository` with the repositories it is for. This module only
 // chooses among Secrets already read; the token leaves it wrapped in Credentials.
-import { Credentials } from './credentials.ts';
+import { Credentials } from '../credentials/credentials.ts';
 
 export const SCM_CREDENTIALS_LABEL = 'appstudio.redhat.com/credentials';
 export const SCM_CREDENTIALS_VALUE = 'scm';

@@ -1,10 +1,10 @@
 // What the ChangeGroup controller needs from a forge, and nothing more. One implementation per
 // platform lives in a subfolder (local/, github/, later gitlab/); git itself goes through
 // src/adapters/git, which pushes to cloneUrl() with the provider's credentials.
-import type { Credentials } from './credentials.ts';
+import type { Credentials } from '../credentials/credentials.ts';
 import type { RepositoryRef } from './repository-url.ts';
 
-export type { Credentials } from './credentials.ts';
+export type { Credentials } from '../credentials/credentials.ts';
 export type { RepositoryRef } from './repository-url.ts';
 
 /** GitHub's vocabulary; GitLab's `opened`/`locked` map to `open`, its `merged` to `merged`. */

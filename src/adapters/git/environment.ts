@@ -3,7 +3,7 @@
 // the lease detection. The token, when there is one, travels as an `http.<origin>/.extraHeader`
 // config entry through GIT_CONFIG_COUNT/KEY/VALUE: not in argv (visible in `ps`), not in
 // .git/config, not in the URL (which git echoes in its messages).
-import { basicAuthValue, type Credentials } from '../forges/credentials.ts';
+import { basicAuthValue, type Credentials } from '../credentials/credentials.ts';
 
 const INHERITED = [
   'PATH',

@@ -3,7 +3,7 @@
 // would surface after servers and watches had started (issue 8, part 2 item 5). Values are flag
 // values or paths, never the content of a file, so no secret can reach the message.
 import { stat } from 'node:fs/promises';
-import { dns1123LabelProblem } from '../../domain/names.ts';
+import { dns1123LabelProblem } from '../../schema/names.ts';
 import { CertificateLoadError, loadCertificatePair } from '../../webhooks/cert-watcher.ts';
 import { leaderElectionTimingProblem, type LeaderElectionTimings } from '../../runtime/leader-election.ts';
 import { UsageError } from '../errors.ts';

@@ -17,24 +17,9 @@ import {
   type VerifiedBuild,
 } from '../../domain/changegroup/verify-build.ts';
 import type { NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
-import { gitSourceOf } from '../nudged-repository.ts';
 
 /** The nudging Component as D3 needs it; undefined when it does not exist. */
 export type NudgingComponentOf = (namespace: string, name: string) => NudgingComponentFacts | undefined;
-
-/** D3's facts from a Component object: its image repository and the branch it builds. */
-export function nudgingComponentFacts(
-  component: { readonly spec?: unknown } | undefined,
-): NudgingComponentFacts | undefined {
-  if (component === undefined) return undefined;
-  const spec = component.spec;
-  const image =
-    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).containerImage : undefined;
-  return {
-    ...(typeof image === 'string' ? { containerImage: image } : {}),
-    branch: gitSourceOf(component).revision,
-  };
-}
 
 /**
  * Answers caused by the request itself, which retrying cannot change: 400 (a name the server

@@ -7,7 +7,7 @@ import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import { readNudgePipelineRun, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
 import type { Store } from '../../runtime/store.ts';
 import { BUILD_NUDGES_REF } from '../../schema/component.ts';
-import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../nudgeconfig-objects.ts';
+import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
 
 /**
  * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging

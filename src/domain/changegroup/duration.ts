@@ -2,9 +2,9 @@
 // everywhere else. The CRD accepts a subset (whole numbers of h, m, s) so that what the API server
 // lets in, this parser and CEL's duration() all read the same way.
 
-/** The CRD pattern: one or more `<digits><unit>` with unit h, m or s. Every match is a Go duration. */
-export const TIMEOUT_PATTERN = '^([0-9]+(h|m|s))+$';
-export const TIMEOUT_MAX_LENGTH = 32;
+import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../schema/changegroup.ts';
+
+export { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../schema/changegroup.ts';
 const TIMEOUT = new RegExp(TIMEOUT_PATTERN);
 const PART = /([0-9]+)(h|m|s)/g;
 const UNIT_MS = { h: 3_600_000, m: 60_000, s: 1000 } as const;

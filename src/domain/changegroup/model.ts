@@ -1,8 +1,18 @@
 // The vocabulary of ChangeGroup (ADR 59, DECISIONS D2-D5): phases, component states, condition
 // types and reasons. Plain constants so the schema (src/schema/changegroup.ts), the state machine
 // and the webhooks all spell them the same way.
+// The values the API accepts are defined with the schema (src/schema sits innermost); the
+// domain derives its types from them and adds what they mean.
+import type { CHANGE_GROUP_PHASES, COMPONENT_STATES, SKIP_CI_MODES } from '../../schema/changegroup.ts';
 
-export const CHANGE_GROUP_PHASES = ['Initialized', 'Waiting', 'Ready', 'Completed', 'Cancelled', 'Failed'] as const;
+export {
+  CHANGE_GROUP_PHASES,
+  COMPONENT_STATES,
+  DEFAULT_SKIP_CI_MODE,
+  MAX_NUDGING_COMPONENTS,
+  SKIP_CI_MODES,
+} from '../../schema/changegroup.ts';
+
 export type ChangeGroupPhase = (typeof CHANGE_GROUP_PHASES)[number];
 
 /** Phases a ChangeGroup never leaves: the pull request is merged, closed, or given up on. */
@@ -31,7 +41,6 @@ export function isCollectingPhase(phase: ChangeGroupPhase): boolean {
  * `NotReferenced`: its build was collected, but no file of the pull request references any of its
  * repositories by digest, so the PR changes nothing for it. Like Ready, it waits for nothing more.
  */
-export const COMPONENT_STATES = ['Waiting', 'Ready', 'NotReferenced'] as const;
 export type ComponentState = (typeof COMPONENT_STATES)[number];
 
 /** States whose build is collected: nothing more to wait for. */
@@ -40,9 +49,7 @@ export function hasCollectedBuild(state: ComponentState): boolean {
 }
 
 /** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
-export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
 export type SkipCiMode = (typeof SKIP_CI_MODES)[number];
-export const DEFAULT_SKIP_CI_MODE: SkipCiMode = 'commitMessage';
 
 export const CONDITION_ALL_COMPONENTS_READY = 'AllComponentsReady';
 export const CONDITION_MANUAL_CHANGES_DETECTED = 'ManualChangesDetected';
@@ -96,6 +103,3 @@ export type ForgeAvailableReason = (typeof FORGE_AVAILABLE_REASONS)[keyof typeof
 export function changeGroupBranch(changeGroupName: string): string {
   return `konflux/change-groups/${changeGroupName}`;
 }
-
-/** Most items of `spec.nudgingComponents` and `status.components`; see the schema for why. */
-export const MAX_NUDGING_COMPONENTS = 250;

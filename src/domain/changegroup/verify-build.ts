@@ -12,7 +12,7 @@ import {
 } from '../nudge-pipelinerun.ts';
 import { BUILD_NUDGE_FILES_ANNOTATION } from '../digest-rewrite/file-match.ts';
 import { imageRepository } from '../digest-rewrite/reference.ts';
-import { dns1123SubdomainProblem } from '../names.ts';
+import { dns1123SubdomainProblem } from '../../schema/names.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 /**

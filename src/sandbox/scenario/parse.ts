@@ -7,10 +7,10 @@ import { parseDocuments } from '../../manifest/documents.ts';
 import { ManifestSyntaxError } from '../../manifest/errors.ts';
 import { isRecord } from '../../manifest/objects.ts';
 import type { SourceDocument, SourceTree } from '../../manifest/source-tree.ts';
-import { dns1123LabelProblem, DNS1123_LABEL_PATTERN } from '../../domain/names.ts';
+import { dns1123LabelProblem, DNS1123_LABEL_PATTERN } from '../../schema/names.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from '../../schema/common.ts';
-import { article, closestName, formatFieldPath, type FieldPath } from '../../schema/validator.ts';
+import { article, closestName, formatFieldPath, pathOf, type FieldPath } from '../../domain/schema-validation.ts';
 import { TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
 import { ScenarioError } from './errors.ts';
 import { referenceProblems, type ScenarioProblem } from './references.ts';
@@ -214,24 +214,6 @@ function toProblem(error: ErrorObject, path: FieldPath): LocatedProblem {
     };
   }
   return { path, message: `${shown(path)} ${error.message ?? `fails ${error.keyword}`}` };
-}
-
-/** ajv's JSON Pointer as path segments, with array indexes as numbers. */
-function pathOf(pointer: string, root: unknown): FieldPath {
-  if (pointer === '') return [];
-  const path: (string | number)[] = [];
-  let value = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(value)) {
-      path.push(Number(segment));
-      value = value[Number(segment)];
-    } else {
-      path.push(segment);
-      value = isRecord(value) ? value[segment] : undefined;
-    }
-  }
-  return path;
 }
 
 function knownProperties(schema: unknown): string[] {

@@ -3,7 +3,7 @@
 // is about, so parse.ts can point at its line. Runs only on documents the schema accepted.
 import { findCycles } from '../../domain/cycles.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
-import type { FieldPath } from '../../schema/validator.ts';
+import type { FieldPath } from '../../domain/schema-validation.ts';
 import { STEP_VERBS, type ScenarioChangeGroup, type ScenarioDocument, type ScenarioStep } from './schema.ts';
 
 export interface ScenarioProblem {

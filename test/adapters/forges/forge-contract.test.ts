@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
 import { LocalForge } from '../../../src/adapters/forges/local/local-forge.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { ForgeError, isForgeError } from '../../../src/adapters/forges/errors.ts';
 import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { GraphqlResponseError } from '@octokit/graphql';
 import fc from 'fast-check';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { deriveGraphqlUrl, rateLimitDelay } from '../../../src/adapters/forges/github/client.ts';
 import { toForgeError } from '../../../src/adapters/forges/github/errors.ts';
 import {

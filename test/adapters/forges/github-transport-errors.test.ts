@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { inspect } from 'node:util';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { isForgeError, type ForgeError } from '../../../src/adapters/forges/errors.ts';
 import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
 import { parseRepositoryUrl } from '../../../src/adapters/forges/repository-url.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
+import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { GitCommandError, InvalidChangeError, LeaseRejectedError } from '../../../src/adapters/git/errors.ts';
 import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
 import { foreignPush, git, seedRemote, removeTempDirs, tempDir } from './helpers.ts';

@@ -4,7 +4,7 @@
 // as `auth`, so no long-lived Octokit object holds it.
 import { withCustomRequest } from '@octokit/graphql';
 import { Octokit } from '@octokit/rest';
-import type { Credentials } from '../credentials.ts';
+import type { Credentials } from '../../credentials/credentials.ts';
 
 export const GITHUB_API_URL = 'https://api.github.com';
 

@@ -3,7 +3,7 @@
 // from the status and GitHub's message alone, without `cause`, and the text goes through
 // Credentials.redact() in case an echoed value holds the token.
 import { GraphqlResponseError } from '@octokit/graphql';
-import type { Credentials } from '../credentials.ts';
+import type { Credentials } from '../../credentials/credentials.ts';
 import { ForgeError } from '../errors.ts';
 import { GitHubTimeoutError, httpStatus } from './client.ts';
 

@@ -1,7 +1,7 @@
 // The ForgeProvider for GitHub (github.com and GitHub Enterprise Server): pull requests over REST,
 // the draft switches over GraphQL (REST has no way to change `draft` after creation). git never
 // goes through here: it pushes to cloneUrl() with `credentials` via src/adapters/git.
-import type { Credentials } from '../credentials.ts';
+import type { Credentials } from '../../credentials/credentials.ts';
 import { ForgeError } from '../errors.ts';
 import type { RepositoryRef } from '../repository-url.ts';
 import type {

@@ -5,6 +5,7 @@ import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { CONFIG_MAPS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import type { NudgingComponentFacts } from '../domain/changegroup/verify-build.ts';
 import {
   NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
   NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
@@ -67,4 +68,18 @@ export async function renovateConfigMapSources(
   }
   const wide = await configMapData(client, namespace, NAMESPACE_WIDE_RENOVATE_CONFIG_MAP, signal);
   return wide === undefined ? {} : { renovateConfigMap: wide };
+}
+
+/** D3's facts from a Component object: its image repository and the branch it builds. */
+export function nudgingComponentFacts(
+  component: { readonly spec?: unknown } | undefined,
+): NudgingComponentFacts | undefined {
+  if (component === undefined) return undefined;
+  const spec = component.spec;
+  const image =
+    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).containerImage : undefined;
+  return {
+    ...(typeof image === 'string' ? { containerImage: image } : {}),
+    branch: gitSourceOf(component).revision,
+  };
 }

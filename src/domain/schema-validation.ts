@@ -4,13 +4,13 @@
 // singleton name, too many edges) belong to the domain validator, not here.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
-import type { NudgeConfigFlavour, RuleId, Severity } from '../domain/model.ts';
-import { dns1123LabelProblem } from '../domain/names.ts';
-import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from './common.ts';
-import { ChangeGroup } from './changegroup.ts';
-import { Component } from './component.ts';
-import { NudgeConfig } from './nudgeconfig.ts';
-import { UpstreamKonfluxNudgeConfig, UpstreamNudgeConfig } from './upstream-nudgeconfig.ts';
+import { ChangeGroup } from '../schema/changegroup.ts';
+import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from '../schema/common.ts';
+import { Component } from '../schema/component.ts';
+import { dns1123LabelProblem } from '../schema/names.ts';
+import { NudgeConfig } from '../schema/nudgeconfig.ts';
+import { UpstreamKonfluxNudgeConfig, UpstreamNudgeConfig } from '../schema/upstream-nudgeconfig.ts';
+import type { NudgeConfigFlavour, RuleId, Severity } from './model.ts';
 
 export type FieldPath = readonly (string | number)[];
 
@@ -150,7 +150,7 @@ function toProblem(error: ErrorObject, root: unknown): SchemaProblem | undefined
 }
 
 /** ajv's JSON Pointer as path segments, with array indexes as numbers. */
-function pathOf(pointer: string, root: unknown): FieldPath {
+export function pathOf(pointer: string, root: unknown): FieldPath {
   if (pointer === '') return [];
   const path: (string | number)[] = [];
   let value = root;

@@ -61,3 +61,8 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   }
   return result;
 }
+
+/** `https://user:secret@host/…` → `https://***@host/…`; other text unchanged. */
+export function redactUserInfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/i, '$1***@');
+}

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
-import { Credentials } from '../../../src/adapters/forges/credentials.ts';
-import { ForgeError } from '../../../src/adapters/forges/errors.ts';
+import { Credentials } from '../../src/adapters/credentials/credentials.ts';
+import { ForgeError } from '../../src/adapters/forges/errors.ts';
 
 const TOKEN = 'glpat-VerySecret-0123456789';
 

@@ -1,4 +1,4 @@
-// The NudgeConfig and Component objects as the controllers read them from the caches. Only the
+// The NudgeConfig and Component objects as the controllers and webhooks read them from the caches. Only the
 // fields used are typed; the rest passes through untouched.
 import { NUDGE_CONFIGS, NUDGE_CONFIGS_V1BETA2 } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
