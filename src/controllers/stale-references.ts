@@ -4,7 +4,8 @@
 // its own status writes cannot loop. It never edits spec: stale entries stay until a human acts.
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
-import { VALID_CONDITION, mergeCondition, staleReferences } from '../domain/stale-references.ts';
+import { mergeCondition } from '../domain/conditions.ts';
+import { VALID_CONDITION, staleReferences } from '../domain/stale-references.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import { updateStatus } from '../runtime/status.ts';

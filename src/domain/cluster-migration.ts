@@ -4,6 +4,7 @@
 // one to `validated`), new ones are appended in a stable order, so a second run adds nothing.
 // Components themselves are left alone: build-service owns them, and ADR 67 removes the field
 // only "after migration is confirmed".
+import { compareStrings } from './compare.ts';
 
 export interface MigrationEntry {
   readonly from: string;
@@ -33,9 +34,9 @@ export function planNamespaceMigration(
   const present = new Set(existingEntries.map((e) => key(e.from, e.to)));
   const added: MigrationEntry[] = [];
   const skippedSelfNudges: string[] = [];
-  const sorted = [...components].sort((a, b) => compare(a.name, b.name));
+  const sorted = [...components].sort((a, b) => compareStrings(a.name, b.name));
   for (const component of sorted) {
-    for (const target of [...new Set(component.buildNudgesRef)].sort(compare)) {
+    for (const target of [...new Set(component.buildNudgesRef)].sort(compareStrings)) {
       if (target === component.name) {
         skippedSelfNudges.push(component.name);
         continue;
@@ -52,6 +53,3 @@ function key(from: string, to: string): string {
   return `${from}\u0000${to}`;
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -1,7 +1,7 @@
 // Cycle detection for nudge graphs. A cycle is an infinite nudge loop (ADR 29 and ADR 67 both
 // demand a DAG). Namespaces can hold tens of thousands of edges, so nothing here recurses: a
 // recursive DFS would overflow the call stack on a long chain.
-import { compareStrings } from './graph.ts';
+import { compareStrings } from './compare.ts';
 
 interface Condensation {
   /** Node names by dense id; ids are what the hot loops work on. */

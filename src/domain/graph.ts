@@ -11,6 +11,7 @@ import {
   type NudgeEdge,
   type NudgeMode,
 } from './model.ts';
+import { compareStrings } from './compare.ts';
 
 export interface NamespaceGraph {
   readonly namespace: string;
@@ -24,11 +25,6 @@ export interface NamespaceGraph {
   successors(name: string): readonly string[];
   /** Distinct sources nudging `name`, sorted; empty for an unknown name. */
   predecessors(name: string): readonly string[];
-}
-
-/** Plain code-unit order: locale-independent, so output is identical on every machine. */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A key identifying an edge by its ends, whatever declared it. Unambiguous for any string. */

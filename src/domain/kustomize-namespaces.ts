@@ -17,9 +17,10 @@
 //   namespace: base + overlays/tenant-a + overlays/tenant-b puts the base's Components in both
 //   tenants, as `kustomize build` of each overlay does.
 // Remote resources (URLs) and files outside the input cannot be read and are left out.
-import { compareStrings } from './graph.ts';
 import { patchFilesOf } from './kustomize-patches.ts';
 import { dirName, isKustomizationPath, joinPath, normalizePath } from './migrate-classify.ts';
+import { isRecord } from './records.ts';
+import { compareStrings } from './compare.ts';
 
 /** A kustomization file of the input and its decoded first document. */
 export interface KustomizationInput {
@@ -179,6 +180,3 @@ function isRemote(entry: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) || entry.startsWith('git@') || /^(github|gitlab)\.com\//.test(entry);
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -8,7 +8,8 @@
 // `patchesStrategicMerge:` (file paths or inline YAML strings).
 import { parseAllDocuments } from 'yaml';
 import { dirName, joinPath, normalizePath } from './migrate-classify.ts';
-import { isRecord, type KustomizationInput } from './kustomize-namespaces.ts';
+import type { KustomizationInput } from './kustomize-namespaces.ts';
+import { isRecord } from './records.ts';
 
 const BUILD_NUDGES_REF = 'build-nudges-ref';
 const PATCH_FIELDS = ['patches', 'patchesJson6902', 'patchesStrategicMerge'] as const;

@@ -16,7 +16,6 @@
 // - `mode: validated` without `gatingGroup` (upstream reserves the field, nudger requires it): the
 //   fix is to name the gating ComponentGroup or to make the entry `immediate`, not to lose it;
 // - anything else about the object as a whole (its name, an invalid mode, a repeated pair in it).
-import { compareStrings } from './graph.ts';
 import { validateManifestSet } from './validate.ts';
 import {
   MAX_NUDGE_ENTRIES,
@@ -31,6 +30,7 @@ import {
 } from './model.ts';
 import { UnsafeMigrationError, type RefusalProblem } from './migrate-error.ts';
 import type { MigrationEntry } from './migrate-model.ts';
+import { compareStrings } from './compare.ts';
 
 /** One place an edge was declared before the migration. */
 export interface EntrySource {

@@ -71,6 +71,8 @@ import {
   yamlNameText,
   type YamlSource,
 } from './migrate-yaml.ts';
+import { formatObjectKey } from './object-key.ts';
+import { compareStrings } from './compare.ts';
 
 export { MigrationError, UnsafeMigrationError } from './migrate-error.ts';
 export { MigrationRefusedError, type DroppedEdge } from './migrate-check.ts';
@@ -128,7 +130,7 @@ export interface MigrationOptions {
  * build until the rerun, but loses nothing, and the rerun creates the same file.
  */
 export function commitOrder(changes: readonly FileChange[]): FileChange[] {
-  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || (compareStrings(a.path, b.path)));
 }
 
 const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';
@@ -210,17 +212,16 @@ function documentValue(doc: Parameters<typeof yamlDocumentValue>[0], file: strin
 }
 
 function byPathThenIndex(a: LoadedDocument, b: LoadedDocument): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.index - b.index;
+  return compareStrings(a.path, b.path) || a.index - b.index;
 }
 
 function compareEntries(a: MigrationEntry, b: MigrationEntry): number {
-  if (a.from !== b.from) return a.from < b.from ? -1 : 1;
-  return a.to < b.to ? -1 : a.to > b.to ? 1 : 0;
+  return compareStrings(a.from, b.from) || compareStrings(a.to, b.to);
 }
 
 function componentLabel(doc: ComponentDoc): string {
   const name = doc.role.name ?? `(unnamed Component in ${doc.path})`;
-  return doc.role.namespace === '' ? name : `${doc.role.namespace}/${name}`;
+  return formatObjectKey({ namespace: doc.role.namespace, name });
 }
 
 /** Collects the operations for every document, then renders each touched file once. */
@@ -307,7 +308,7 @@ function planOnce(
   const loaded = files
     .filter((file) => isManifestPath(file.path))
     .map(loadFile)
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareStrings(a.path, b.path));
   const byPath = new Map(loaded.map((file) => [file.path, file]));
   // Each Component and NudgeConfig in the namespace kustomize gives it, once per namespace;
   // refuses (UnsafeMigrationError) what cannot be migrated without mixing tenants or losing edges.
@@ -444,7 +445,7 @@ function planOnce(
     if (after !== file.text)
       changes.push({ path: file.path, before: file.text, after, commitPhase: plan.phase(file.path) });
   }
-  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  changes.sort((a, b) => compareStrings(a.path, b.path));
 
   const check = checkPlannedNudgeConfigs(planned, known);
   const notes = [

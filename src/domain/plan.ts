@@ -1,7 +1,8 @@
 // What a change to some components sets off: which components rebuild, in which order, and how
 // many builds that costs with ADR 29's nudge-per-edge behaviour versus one ChangeGroup (ADR 59).
 import { findCycles } from './cycles.ts';
-import { compareStrings, type NamespaceGraph } from './graph.ts';
+import { type NamespaceGraph } from './graph.ts';
+import { compareStrings } from './compare.ts';
 
 export interface ImpactPlan {
   readonly namespace: string;

@@ -3,7 +3,7 @@
 // Edges from NudgeConfigs and from build-nudges-ref are judged together because that is the graph
 // the migration produces and the one nudges actually follow during the deprecation period.
 import { findCycles } from './cycles.ts';
-import { buildNudgeGraphs, compareStrings, edgeKey, formatOrigin, type NamespaceGraph } from './graph.ts';
+import { buildNudgeGraphs, edgeKey, formatOrigin, type NamespaceGraph } from './graph.ts';
 import {
   MAX_NUDGE_ENTRIES,
   NUDGE_CONFIG_NAME,
@@ -25,6 +25,7 @@ import {
   type SourceLocation,
 } from './model.ts';
 import { isDns1123Label, labelProblem } from './labels.ts';
+import { compareStrings } from './compare.ts';
 
 export interface ValidationResult {
   /** True when no finding has severity `error`. */

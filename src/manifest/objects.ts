@@ -1,6 +1,7 @@
 // Finds the Kubernetes objects in a parsed document: the document itself, or the items of a List
 // (`kind: List`, or a typed list such as `ComponentList`), recursively.
 import type { SourceDocument, SourceTree } from './source-tree.ts';
+import { isRecord } from '../domain/records.ts';
 
 /** A mapping that may be a Kubernetes object, with where it was written. */
 export interface RawObject {
@@ -61,6 +62,3 @@ function withIdentity(item: unknown, inherited: Identity | undefined): unknown {
   return { apiVersion: inherited.apiVersion, kind: inherited.kind, ...item };
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

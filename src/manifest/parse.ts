@@ -24,7 +24,8 @@ import {
   validateNudgeConfigManifest,
   type SchemaProblem,
 } from '../domain/schema-validation.ts';
-import { isRecord, objectsOf, type RawObject } from './objects.ts';
+import { objectsOf, type RawObject } from './objects.ts';
+import { isRecord } from '../domain/records.ts';
 import type { FieldPath, SourceTree } from './source-tree.ts';
 import { readDocumentsOrSkip } from './unreadable-files.ts';
 

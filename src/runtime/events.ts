@@ -7,6 +7,7 @@ import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { CORE_EVENTS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { formatObjectKey } from '../domain/object-key.ts';
 import { describeError, silentLogger, type RuntimeLogger } from './runtime-log.ts';
 
 export type EventType = 'Normal' | 'Warning';
@@ -188,7 +189,6 @@ export class EventRecorder {
 }
 
 function objectRef(object: KubeObject): string {
-  const namespace = object.metadata?.namespace;
-  const name = object.metadata?.name ?? '';
-  return `${object.kind ?? 'object'} ${namespace === undefined ? name : `${namespace}/${name}`}`;
+  const key = { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
+  return `${object.kind ?? 'object'} ${formatObjectKey(key)}`;
 }

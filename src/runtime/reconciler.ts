@@ -2,12 +2,10 @@
 // not an event, read everything they need (from informer caches), make the world match, and are
 // safe to run any number of times for the same key.
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import type { ObjectKey } from '../domain/object-key.ts';
 
-export interface ObjectKey {
-  /** `''` for cluster-scoped objects. */
-  readonly namespace: string;
-  readonly name: string;
-}
+/** `namespace` is `''` for cluster-scoped objects. */
+export type { ObjectKey } from '../domain/object-key.ts';
 
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms, even if nothing changes (e.g. to poll). */
@@ -32,8 +30,4 @@ export class TerminalError extends Error {
 
 export function objectKeyOf(object: KubeObject): ObjectKey {
   return { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
-}
-
-export function formatObjectKey(key: ObjectKey): string {
-  return key.namespace === '' ? key.name : `${key.namespace}/${key.name}`;
 }

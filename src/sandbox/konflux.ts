@@ -31,6 +31,7 @@ import {
 } from '../domain/nudge-pipelinerun.ts';
 import { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
+import { isRecord } from '../domain/records.ts';
 
 export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
 /** build-service's repo-at-sha link on build PipelineRuns. */
@@ -119,10 +120,6 @@ interface NudgeConfigResource extends KubeObject {
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const COMMIT = /^[0-9a-f]{40}$/;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value : fallback;

@@ -15,6 +15,7 @@ import {
   PIPELINERUN_MUTATING_PATH,
 } from '../webhooks/paths.ts';
 import { REPO_ROOT } from './control-plane/paths.ts';
+import { isRecord } from '../domain/records.ts';
 
 const admissionRegistration = (plural: string, kind: string): ResourceRef => ({
   group: 'admissionregistration.k8s.io',
@@ -78,10 +79,6 @@ export interface RegisteredWebhooks {
 const KNOWN_PATHS = new Set([NUDGECONFIG_VALIDATING_PATH, CHANGEGROUP_VALIDATING_PATH, PIPELINERUN_MUTATING_PATH]);
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A deploy/webhook configuration rewritten for a manager on `url`: each webhook's Service

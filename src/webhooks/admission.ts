@@ -3,6 +3,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { StringEnum } from '../schema/common.ts';
+import { isRecord } from '../domain/records.ts';
+import type { JsonPatchOperation } from '../domain/json-patch.ts';
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
@@ -43,11 +45,8 @@ export interface AdmissionRequest {
   options?: unknown;
 }
 
-/** One RFC 6902 operation; the only patch type the API server accepts. */
-export type JsonPatchOperation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'move' | 'copy'; from: string; path: string };
+/** RFC 6902 operations: the only patch type an admission response may carry. */
+export type { JsonPatchOperation } from '../domain/json-patch.ts';
 
 export type AdmissionDecision =
   | { allowed: true; warnings?: string[]; patch?: JsonPatchOperation[] }
@@ -215,10 +214,6 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // Warnings become HTTP `Warning` headers on the API server's reply; control characters there

@@ -9,14 +9,12 @@ import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from 
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import { componentCheckDenial, type ComponentLookup } from './nudgeconfig.ts';
 import { admittedApiVersion } from './served-versions.ts';
+import { isRecord } from '../domain/records.ts';
+import { compareStrings } from '../domain/compare.ts';
 
 /** A ChangeGroup as admission reads it: the hold decision's view plus the timeout to check. */
 export interface ChangeGroupAdmissionView extends ChangeGroupView {
   readonly timeout?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPhase(value: unknown): value is ChangeGroupPhase {
@@ -107,7 +105,7 @@ export function decideChangeGroupAdmission(input: ChangeGroupAdmissionInput): Ch
   if (isActiveChangeGroup(cg)) {
     const others = input.changeGroups
       .filter((other) => other.namespace === cg.namespace && other.name !== cg.name && isActiveChangeGroup(other))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((a, b) => compareStrings(a.name, b.name));
     for (const other of others) {
       const shared = sharedNudgers(cg, other);
       if (shared === undefined) continue;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeCondition, staleReferences } from '../../src/domain/stale-references.ts';
+import { mergeCondition } from '../../src/domain/conditions.ts';
+import { staleReferences } from '../../src/domain/stale-references.ts';
 
 describe('stale references', () => {
   it('is Valid when every referenced component exists', () => {

@@ -3,6 +3,7 @@
 // annotated `appstudio.redhat.com/scm.repository` with the repositories it is for. This module only
 // chooses among Secrets already read; the token leaves it wrapped in Credentials.
 import { Credentials } from '../credentials/credentials.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export const SCM_CREDENTIALS_LABEL = 'appstudio.redhat.com/credentials';
 export const SCM_CREDENTIALS_VALUE = 'scm';
@@ -71,7 +72,7 @@ export function chooseScmSecret(secrets: readonly SecretObject[], host: string, 
       score: repositoryMatch(s.metadata?.annotations?.[SCM_REPOSITORY_ANNOTATION], repository),
     }))
     .filter((r) => r.score > 0)
-    .sort((a, b) => b.score - a.score || ((a.secret.metadata?.name ?? '') < (b.secret.metadata?.name ?? '') ? -1 : 1));
+    .sort((a, b) => b.score - a.score || compareStrings(a.secret.metadata?.name ?? '', b.secret.metadata?.name ?? ''));
   const chosen = ranked[0]?.secret;
   if (chosen === undefined) {
     return {

@@ -8,6 +8,7 @@ import { mapWithConcurrency } from './concurrency.ts';
 import { InputError, STDIN_PATH, reasonOf } from './errors.ts';
 import { DEFAULT_MAX_TOTAL_BYTES, InputBudget, refusedSpecialFile, specialKind } from './input-limits.ts';
 import { decodeText, readTextSync } from './utf8-text.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export interface ReadOptions {
   /** Files larger than this are refused before being read. Default 32 MiB. */
@@ -111,7 +112,7 @@ async function walkDirectory(
   } catch (error) {
     throw new InputError(directory, reasonOf(error));
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries.sort((a, b) => compareStrings(a.name, b.name));
   const files: string[] = [];
   for (const entry of entries) {
     const path = join(directory, entry.name);

@@ -12,12 +12,7 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   json: 'application/json-patch+json',
 };
 
-export interface JsonPatchOperation {
-  readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
-  readonly path: string;
-  readonly value?: unknown;
-  readonly from?: string;
-}
+export type { JsonPatchOperation } from '../../domain/json-patch.ts';
 
 export interface WriteOptions {
   readonly fieldManager?: string;

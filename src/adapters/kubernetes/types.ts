@@ -84,13 +84,6 @@ export interface ListWatchSource<T extends KubeObject> {
   watch(options: WatchOptions): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
-/** `namespace/name`, or `name` alone for cluster-scoped objects. */
-export function objectName(object: KubeObject): string {
-  const namespace = object.metadata?.namespace ?? '';
-  const name = object.metadata?.name ?? '';
-  return namespace === '' ? name : `${namespace}/${name}`;
-}
-
 /** `plural.group`, or `plural` for the core group: the form kubectl and RBAC use. */
 export function resourceName(ref: ResourceRef): string {
   return ref.group === '' ? ref.plural : `${ref.plural}.${ref.group}`;

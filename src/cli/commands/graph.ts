@@ -5,6 +5,7 @@ import { findingToText } from '../format/findings.ts';
 import { type GraphFormat, cycleEdgeKey, renderDot, renderJson, renderMermaid } from '../format/graph.ts';
 import { type CliIo, writeJson, writeLine } from '../io.ts';
 import { type LoadOptions, loadManifests } from '../load.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export interface GraphOptions extends LoadOptions {
   readonly format: GraphFormat;
@@ -22,7 +23,7 @@ export async function graphCommand(paths: readonly string[], options: GraphOptio
   }
   const graphs = [...all.values()]
     .filter((g) => options.namespace === undefined || g.namespace === options.namespace)
-    .sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0));
+    .sort((a, b) => compareStrings(a.namespace, b.namespace));
   const { findings } = validateManifestSet(set);
   const relevant = findings.filter(
     (f) => options.namespace === undefined || f.namespace === undefined || f.namespace === options.namespace,

@@ -15,6 +15,7 @@ import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../../schema/nudgec
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
 import { plural } from '../format/findings.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export interface ClusterMigrateOptions {
   readonly kubeconfig?: string;
@@ -50,7 +51,7 @@ export async function clusterMigrateCommand(options: ClusterMigrateOptions, io: 
   try {
     const byNamespace = await componentsByNamespace(client, options.namespace);
     const outcomes: NamespaceOutcome[] = [];
-    for (const [namespace, components] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [namespace, components] of [...byNamespace].sort(([a], [b]) => compareStrings(a, b))) {
       outcomes.push(await migrateNamespace(client, namespace, components, options.apply));
     }
     report(outcomes, options, io);

@@ -2,6 +2,7 @@
 // that a picture of an invalid graph shows where the problem is.
 import type { NamespaceGraph } from '../../domain/graph.ts';
 import { type NudgeEdge, UNSET_NAMESPACE } from '../../domain/model.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export type GraphFormat = 'mermaid' | 'dot' | 'json';
 
@@ -27,7 +28,7 @@ function edgeGroups(graph: NamespaceGraph): (readonly [NudgeEdge, ...NudgeEdge[]
     if (group === undefined) groups.set(key, [edge]);
     else group.push(edge);
   }
-  return [...groups.values()].sort(([a], [b]) => compare(a.from, b.from) || compare(a.to, b.to));
+  return [...groups.values()].sort(([a], [b]) => compareStrings(a.from, b.from) || compareStrings(a.to, b.to));
 }
 
 function distinctEdges(graph: NamespaceGraph): NudgeEdge[] {
@@ -35,9 +36,6 @@ function distinctEdges(graph: NamespaceGraph): NudgeEdge[] {
 }
 
 // Code-point order, not locale order: output must be identical on every machine.
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function namespaceLabel(namespace: string): string {
   return namespace === UNSET_NAMESPACE ? '(namespace unset)' : namespace;

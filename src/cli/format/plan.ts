@@ -2,6 +2,7 @@
 // counts multiply along every path; JSON.rawJSON keeps them exact past 2^53.
 import type { ImpactPlan } from '../../domain/plan.ts';
 import { terminalSafe } from './terminal-text.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 declare global {
   // Node >= 21 (V8's JSON.parse-with-source): not yet in TypeScript's lib files.
@@ -24,7 +25,7 @@ function exactNumber(n: bigint): unknown {
 
 function countsToJson(counts: ReadonlyMap<string, bigint>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out[name] = exactNumber(n);
+  for (const [name, n] of [...counts].sort(([a], [b]) => compareStrings(a, b))) out[name] = exactNumber(n);
   return out;
 }
 

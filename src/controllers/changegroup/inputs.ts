@@ -8,6 +8,7 @@ import { readNudgePipelineRun, type NudgePipelineRun } from '../../domain/nudge-
 import type { Store } from '../../runtime/store.ts';
 import { BUILD_NUDGES_REF } from '../../schema/component.ts';
 import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 /**
  * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
@@ -74,7 +75,7 @@ export function heldNudges(
     const reading = readNudgePipelineRun({ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', ...run });
     if (reading.ok) held.push(reading.nudge);
   }
-  return held.sort((a, b) => (a.pipelineRun.name < b.pipelineRun.name ? -1 : 1));
+  return held.sort((a, b) => compareStrings(a.pipelineRun.name, b.pipelineRun.name));
 }
 
 /** Which ChangeGroups a nudge PipelineRun's held-targets annotation names. */

@@ -28,6 +28,7 @@ import {
   type ChangeGroupLink,
   type ParsedDescription,
 } from '../../domain/pr-description/index.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 /** The pull request as observed, plus what the writes need to keep human text and ticks. */
 export interface ObservedPullRequest {
@@ -221,7 +222,7 @@ function groupByFileMatch(
     group.builds.push(build);
     groups.set(key, group);
   }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+  return [...groups.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, group]) => group);
 }
 
 /**
@@ -278,7 +279,7 @@ async function rewriteForBuilds(
   const changes = [...texts]
     .filter(([path, text]) => original.get(path) !== text)
     .map(([path, text]) => ({ path, text }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareStrings(a.path, b.path));
   return { changes, unreferenced: unreferenced.sort() };
 }
 

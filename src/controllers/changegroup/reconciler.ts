@@ -52,6 +52,7 @@ import {
   refreshDescription,
   type ObservedPullRequest,
 } from './pull-request.ts';
+import { formatObjectKey } from '../../domain/object-key.ts';
 
 export interface ChangeGroupReconcilerOptions {
   readonly client: ObjectClient;
@@ -156,7 +157,7 @@ export class ChangeGroupReconciler implements Reconciler {
     const phase = changeGroup.status?.phase;
     if (nudged === undefined && (phase === undefined || !isTerminalPhase(phase))) {
       throw new ChangeGroupError(
-        `${key.namespace}/${key.name}`,
+        formatObjectKey(key),
         'NudgedComponentNotFound',
         `spec.nudgedComponent: Component ${spec.nudgedComponent} does not exist`,
       );
@@ -318,7 +319,7 @@ export class ChangeGroupReconciler implements Reconciler {
     const url = gitSourceOf(nudged).url;
     if (url === undefined) {
       throw new ChangeGroupError(
-        `${key.namespace}/${key.name}`,
+        formatObjectKey(key),
         'NoRepository',
         `Component ${nudged.metadata?.name ?? ''} has no spec.source.git.url`,
       );

@@ -1,13 +1,14 @@
 // A short, stable digest of a value's canonical JSON, for "has this changed since we last wrote it?"
 // checks kept in status (D5). Not cryptographic: a collision only delays a description refresh.
 // Pure (no node:crypto), so the state machine stays free of I/O modules.
+import { compareStrings } from '../compare.ts';
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)
       .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort(([a], [b]) => compareStrings(a, b));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   // JSON.stringify gives undefined for functions and symbols, which status values never hold.

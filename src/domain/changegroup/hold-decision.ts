@@ -2,6 +2,9 @@
 // mutating webhook at admission, by the sweeper for runs admitted while the webhook was down, and
 // by nudger's own dispatcher before it fires a nudge. Pure, so all three agree by construction.
 import { isCollectingPhase, type ChangeGroupPhase } from './model.ts';
+import { isRecord } from '../records.ts';
+import { compareStrings } from '../compare.ts';
+import { escapeJsonPointerToken, type JsonPatchOperation } from '../json-patch.ts';
 
 /** A nudge about to happen: one source, one or more targets, in one namespace. */
 export interface NudgeToHold {
@@ -74,7 +77,7 @@ export function decideNudgeHold(nudge: NudgeToHold, changeGroups: readonly Chang
   const candidates = changeGroups
     .filter((cg) => cg.namespace === nudge.namespace && cg.nudgedComponent !== nudge.nudgingComponent)
     .filter((cg) => holdsSource(cg, nudge.nudgingComponent))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => compareStrings(a.name, b.name));
   const targets = [...new Set(nudge.nudgedComponents)].sort();
   const coveredBy: HeldTarget[] = [];
   const uncovered: string[] = [];
@@ -106,18 +109,8 @@ function holdAnnotations(
   };
 }
 
-export type JsonPatchOperation =
-  | { readonly op: 'add'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'replace'; readonly path: string; readonly value: unknown };
-
-/** RFC 6901: `~` becomes `~0` and `/` becomes `~1`, in that order. */
-export function escapeJsonPointerToken(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type { JsonPatchOperation } from '../json-patch.ts';
+export { escapeJsonPointerToken } from '../json-patch.ts';
 
 /**
  * The RFC 6902 patch that applies `decision` to the PipelineRun as admitted: `spec.status:

@@ -32,6 +32,8 @@ import {
   type ForgeAvailableReason,
 } from './model.ts';
 import type { VerifiedBuild } from './verify-build.ts';
+import { compareStrings } from '../compare.ts';
+import { mergeCondition } from '../conditions.ts';
 
 /** A build the controller verified (D3) from a nudge this ChangeGroup holds. */
 export type CollectedBuild = Pick<
@@ -139,7 +141,7 @@ export function toKubernetesTime(date: Date): string {
 }
 
 function byName<T extends { readonly name: string }>(a: T, b: T): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareStrings(a.name, b.name);
 }
 
 function timeOf(text: string | undefined): number {
@@ -156,7 +158,7 @@ function compareBuilds(
   if (dt !== 0 && !Number.isNaN(dt)) return dt;
   const ra = a.run ?? '';
   const rb = b.run ?? '';
-  return ra < rb ? -1 : ra > rb ? 1 : 0;
+  return compareStrings(ra, rb);
 }
 
 /** True when `build` is newer than what `entry` holds (or `entry` holds nothing yet). */
@@ -228,7 +230,7 @@ function buildsToRedispatch(
     seen.add(key);
     out.push({ kind: 'redispatchNudge', component: build.component, pipelineRun: nudge });
   }
-  return out.sort((a, b) => (a.pipelineRun < b.pipelineRun ? -1 : a.pipelineRun > b.pipelineRun ? 1 : 0));
+  return out.sort((a, b) => compareStrings(a.pipelineRun, b.pipelineRun));
 }
 
 const MAX_NAMES_IN_MESSAGE = 10;
@@ -243,23 +245,14 @@ function plural(n: number, word: string): string {
   return `${String(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** metav1 SetStatusCondition: lastTransitionTime moves only when the status does. */
+/** metav1 SetStatusCondition (mergeCondition), kept in type order so the status reads the same every time. */
 function setCondition(
   conditions: readonly Condition[],
   next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
   now: string,
   generation: number | undefined,
 ): Condition[] {
-  const existing = conditions.find((c) => c.type === next.type);
-  const lastTransitionTime = existing?.status === next.status ? existing.lastTransitionTime : now;
-  const condition: Condition = {
-    ...next,
-    lastTransitionTime,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  };
-  return [...conditions.filter((c) => c.type !== next.type), condition].sort((a, b) =>
-    a.type < b.type ? -1 : a.type > b.type ? 1 : 0,
-  );
+  return mergeCondition(conditions, next, now, generation).sort((a, b) => compareStrings(a.type, b.type));
 }
 
 function readinessCondition(
@@ -433,7 +426,7 @@ export function reconcileChangeGroup(input: ChangeGroupReconcileInput): ChangeGr
     );
   }
   const rejected = [...(input.rejectedBuilds ?? [])].sort((a, b) =>
-    a.pipelineRun < b.pipelineRun ? -1 : a.pipelineRun > b.pipelineRun ? 1 : 0,
+    compareStrings(a.pipelineRun, b.pipelineRun),
   );
   conditions = setCondition(
     conditions,

@@ -9,6 +9,7 @@ import {
   type ChangeGroupView,
   type HoldDecision,
 } from './hold-decision.ts';
+import { isRecord } from '../records.ts';
 
 export type SweepSkipReason = 'not-a-nudge' | 'already-stopped' | 'started' | 'not-held';
 
@@ -18,10 +19,6 @@ export type SweepDecision =
 
 /** Tekton's value for a run that waits for someone to start it: not started, so still holdable. */
 export const PIPELINERUN_PENDING = 'PipelineRunPending';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isEmptyValue(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;

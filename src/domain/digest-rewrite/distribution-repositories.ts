@@ -15,6 +15,7 @@
 // names are de-duplicated and sorted (build-service repeats them in cache order); a URL that is not
 // an image repository even then is ignored and reported, instead of reaching a regex.
 import { imageRepository, isImageRepository } from './reference.ts';
+import { isRecord } from '../records.ts';
 
 /** build-service's patterns, verbatim semantics (unescaped `.`, greedy split at the last `----`). */
 const PROD_PATTERN = /^quay.io\/redhat-prod\/(.*)----(.*)$/;
@@ -30,10 +31,6 @@ export function registryRedHatIoName(url: string): string | undefined {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Go encoding/json's key rule: the exact key, else any key equal ignoring case. */
 function field(object: Json, key: string): unknown {

@@ -2,6 +2,7 @@
 // head commit message (DECISIONS D4), so the subject carries `[skip ci]` until the final push, and
 // nothing else in the message may contain a marker that could keep the final push from building.
 import { SKIP_CI, neutraliseSkipMarkers } from './skip-markers.ts';
+import { compareStrings } from '../compare.ts';
 
 export interface DigestUpdate {
   readonly component: string;
@@ -57,7 +58,7 @@ export function commitMessage(input: CommitMessageInput): CommitMessage {
     throw new CommitMessageError(`${changeGroup.namespace}/${changeGroup.name}`, 'no ready component to commit');
   }
   const updates = [...input.updates].sort((a, b) =>
-    a.component < b.component ? -1 : a.component > b.component ? 1 : 0,
+    compareStrings(a.component, b.component),
   );
   const [only] = updates;
   // One update reads exactly like an upstream nudge commit; many are summarised.

@@ -18,7 +18,8 @@ import { installCrdFiles } from './crds.ts';
 import { ControlPlaneStartError, UnknownIdentityError } from './errors.ts';
 import { freeLoopbackPorts } from './ports.ts';
 import { describeExit, ManagedProcess, onExitCleanup } from './processes.ts';
-import { delay, isRecord, rawRequest, requestJson, type RestTarget } from './rest.ts';
+import { delay, rawRequest, requestJson, type RestTarget } from './rest.ts';
+import { isRecord } from '../../domain/records.ts';
 
 export { adaptCrdForV120 } from './crd-adapt.ts';
 export { generateServingCert, type ServingCert } from './certs.ts';

@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { adaptCrdForV120 } from './crd-adapt.ts';
 import { ControlPlaneRequestError, CrdInstallError } from './errors.ts';
-import { delay, isRecord, rawRequest, requestJson, type RestTarget } from './rest.ts';
+import { delay, rawRequest, requestJson, type RestTarget } from './rest.ts';
+import { isRecord } from '../../domain/records.ts';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const POLL_MS = 100;

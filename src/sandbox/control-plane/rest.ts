@@ -2,6 +2,7 @@
 // node:https keeps the fixture independent of the client library the tests are exercising.
 import { request } from 'node:https';
 import { ControlPlaneRequestError } from './errors.ts';
+import { isRecord } from '../../domain/records.ts';
 
 export interface RestTarget {
   readonly server: string;
@@ -63,10 +64,6 @@ export async function requestJson(target: RestTarget, method: string, path: stri
     throw new ControlPlaneRequestError(method, path, response.status, response.body);
   }
   return JSON.parse(response.body) as unknown;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function delay(ms: number): Promise<void> {

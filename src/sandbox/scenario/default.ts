@@ -3,12 +3,13 @@
 // Pure: load.ts reads the example's files; everything here works on their texts.
 import { MAX_NUDGING_COMPONENTS } from '../../domain/changegroup/model.ts';
 import { parseDocuments } from '../../manifest/documents.ts';
-import { isRecord } from '../../manifest/objects.ts';
+import { isRecord } from '../../domain/records.ts';
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../../schema/nudgeconfig.ts';
 import { initialDigest, syntheticDigest } from './objects.ts';
 import { checkScenarioDocument } from './parse.ts';
 import type { BuildStep, Scenario, ScenarioChangeGroup, ScenarioComponent, ScenarioDocument } from './schema.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 /** One file of the example as read from disk. */
 export interface ExampleFile {
@@ -60,7 +61,7 @@ export function olmOperatorScenario(files: OlmOperatorFiles, options: DefaultSce
       }
     }
   }
-  components.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  components.sort((a, b) => compareStrings(a.name, b.name));
   const nudged = new Set(edges.map((edge) => edge.to));
   const document: ScenarioDocument = {
     namespace,

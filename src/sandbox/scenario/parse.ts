@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parseDocuments } from '../../manifest/documents.ts';
 import { ManifestSyntaxError } from '../../manifest/errors.ts';
-import { isRecord } from '../../manifest/objects.ts';
+import { isRecord } from '../../domain/records.ts';
 import type { SourceDocument, SourceTree } from '../../manifest/source-tree.ts';
 import { dns1123LabelProblem, DNS1123_LABEL_PATTERN } from '../../schema/names.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';

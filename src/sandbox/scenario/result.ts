@@ -6,6 +6,7 @@ import Type, { type Static } from 'typebox';
 import { CHANGE_GROUP_PHASES, COMPONENT_STATES } from '../../domain/changegroup/model.ts';
 import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
+import { compareStrings } from '../../domain/compare.ts';
 
 export const PULL_REQUEST_STATES = ['open', 'closed', 'merged'] as const;
 export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
@@ -91,7 +92,7 @@ export function renderResultText(result: SandboxResult): string {
   if (result.changeGroups.length === 0) lines.push('No ChangeGroups.', '');
 
   // Thirty operands built zero times each would bury the one line that matters.
-  const all = Object.entries(result.builds).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const all = Object.entries(result.builds).sort(([a], [b]) => compareStrings(a, b));
   const builds = all.filter(([, count]) => count > 0);
   const idle = all.length - builds.length;
   lines.push('Builds started by Pipelines-as-Code:');

@@ -33,6 +33,8 @@ const nudge = (targets: string[], source = 'operand-a', namespace = 'my-tenant')
 function applyPatch(document: unknown, ops: readonly JsonPatchOperation[]): unknown {
   const root = structuredClone(document) as Record<string, unknown>;
   for (const op of ops) {
+    // The hold decision only ever adds and replaces.
+    assert.ok(op.op === 'add' || op.op === 'replace', `unexpected op ${op.op}`);
     const tokens = op.path
       .split('/')
       .slice(1)
