@@ -1,6 +1,6 @@
 // Where a nudge lands and which files it may touch, read the same way by the ChangeGroup
 // controller and by the sandbox's Renovate stand-in: the nudged Component's git source, and the
-// Renovate ConfigMaps in force for it (DECISIONS D6). ConfigMaps are read by name, never listed.
+// Renovate ConfigMaps in force for it (docs/decisions.md D6). ConfigMaps are read by name, never listed.
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { CONFIG_MAPS } from '../adapters/kubernetes/resources.ts';

@@ -1,4 +1,4 @@
-// DECISIONS D2: the sweeper cancels nudge PipelineRuns that reached the cluster uncancelled while
+// docs/decisions.md D2: the sweeper cancels nudge PipelineRuns that reached the cluster uncancelled while
 // the mutating webhook was unavailable, as long as they have not started (see `hasStarted`). It
 // mirrors the webhook: same decision, same patch, same annotations. The patch carries a `test` of
 // the resourceVersion the decision was made on, so a run Tekton picked up in the meantime is never

@@ -3,10 +3,10 @@
 
 /** Same values as src/schema/nudgeconfig.ts; repeated so the pure domain does not load TypeBox. */
 export const NUDGER_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1alpha1';
-/** integration-service's shipped CRD: read as an import source, never written (DECISIONS D1). */
+/** integration-service's shipped CRD: read as an import source, never written (docs/decisions.md D1). */
 export const UPSTREAM_NUDGE_CONFIG_API_VERSION = 'appstudio.redhat.com/v1beta2';
 /**
- * integration-service's NudgeConfig in nudger's own group (DECISIONS D1): the same object as ours,
+ * integration-service's NudgeConfig in nudger's own group (docs/decisions.md D1): the same object as ours,
  * under upstream's looser rules, so migration converts it like the older group's (and judges it).
  */
 export const UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1beta2';

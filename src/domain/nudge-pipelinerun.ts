@@ -1,5 +1,5 @@
-// Reading Tekton PipelineRuns the way Konflux writes them (../shared/reference/konflux-upstream.md
-// §2, pac-tekton-forges-admission.md §1): nudge PipelineRuns made by build-service or
+// Reading Tekton PipelineRuns the way Konflux writes them (build-service,
+// integration-service and Pipelines-as-Code, all under github.com/konflux-ci and openshift-pipelines): nudge PipelineRuns made by build-service or
 // integration-service, and the build PipelineRuns they name. Input is plain JSON from the API server
 // or an AdmissionReview, so nothing is assumed about its shape; v1 and v1beta1 are both read.
 import { isDns1123Label } from './labels.ts';

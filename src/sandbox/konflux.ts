@@ -1,6 +1,6 @@
 // Konflux's build-service and integration-service, as far as nudging goes: a component's push
 // build succeeds, its image is promoted, and the nudge PipelineRun for its targets is created, all
-// with the shapes ../shared/reference/konflux-upstream.md §1-§2 records (labels, annotations,
+// with the shapes upstream writes (github.com/konflux-ci/build-service and integration-service: labels, annotations,
 // results, names). Nothing is built: the "build" is a PipelineRun whose status says it succeeded
 // with an IMAGE_URL and IMAGE_DIGEST, written through the status subresource as Tekton would.
 //

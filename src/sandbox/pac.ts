@@ -1,5 +1,5 @@
 // Pipelines-as-Code, as far as the sandbox needs it: which forge events start a pull-request build
-// of a component (../shared/reference/pac-tekton-forges-admission.md §2). PaC builds on
+// of a component (github.com/openshift-pipelines/pipelines-as-code). PaC builds on
 // `opened`, `synchronize` (a push to the head of an open PR) and `ready_for_review`, unless the
 // head commit's message holds a skip marker; `edited` (title or description) never triggers. It
 // runs on draft PRs too (Konflux's CEL has no draft opt-out). Nothing runs here: a build is

@@ -1,7 +1,7 @@
 // Tekton running nudge PipelineRuns, and the Renovate inside them, as far as the sandbox needs:
 // a nudge PipelineRun that is not cancelled is "executed", i.e. for every nudged component the
 // ADR 29 pull request is opened or updated on its local forge repository the way Konflux's
-// Renovate config makes it (../shared/reference/konflux-upstream.md §3): branch
+// Renovate config makes it (github.com/konflux-ci/build-service): branch
 // `konflux/component-updates/<nudged>-component-update-<nudging>`, one commit on the base that
 // rewrites digest references, subject `Update <nudging> to <digest7>`, a non-draft PR titled
 // like the commit. A run created (or set) cancelled is finished as Tekton finishes it

@@ -1,4 +1,4 @@
-// ChangeGroup (ADR 59, DECISIONS D1-D5): the one definition from which the CRD (deploy/crds/), the
+// ChangeGroup (ADR 59, docs/decisions.md D1-D5): the one definition from which the CRD (deploy/crds/), the
 // runtime validator and the TypeScript types are derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
 import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
@@ -10,7 +10,7 @@ export const CHANGE_GROUP_VERSION = 'v1alpha1';
 export const CHANGE_GROUP_PHASES = ['Initialized', 'Waiting', 'Ready', 'Completed', 'Cancelled', 'Failed'] as const;
 /** See src/domain/changegroup/model.ts for `NotReferenced`. */
 export const COMPONENT_STATES = ['Waiting', 'Ready', 'NotReferenced'] as const;
-/** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
+/** docs/decisions.md D4: where `[skip ci]` lives while components are still missing. */
 export const SKIP_CI_MODES = ['commitMessage', 'description'] as const;
 export const DEFAULT_SKIP_CI_MODE: (typeof SKIP_CI_MODES)[number] = 'commitMessage';
 /** Most items of `spec.nudgingComponents` and `status.components`; see below for why. */

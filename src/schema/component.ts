@@ -1,5 +1,5 @@
 // The part of the upstream Component (`appstudio.redhat.com/v1alpha1`) that nudger reads. Upstream
-// owns the full schema (../upstream-crds/konflux/); this one only checks the fields nudger uses
+// owns the full schema (vendored in sandbox/crds/); this one only checks the fields nudger uses
 // and lets every other field through, since upstream adds fields often.
 import Type, { type Static } from 'typebox';
 import { ObjectMeta } from './common.ts';

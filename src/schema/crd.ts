@@ -373,7 +373,7 @@ export const CHANGE_GROUP_CRD: CrdDefinition = {
   kind: CHANGE_GROUP_KIND,
   plural: 'changegroups',
   singular: 'changegroup',
-  // Not `cg` (DECISIONS D1): integration-service's ComponentGroup holds `cg` in the same API group,
+  // Not `cg` (docs/decisions.md D1): integration-service's ComponentGroup holds `cg` in the same API group,
   // and the API server refuses a CRD whose short name another CRD of its group already uses
   // (NamesAccepted=False), so ChangeGroup could not be installed on a Konflux cluster.
   shortNames: ['chg'],

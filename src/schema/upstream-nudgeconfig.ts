@@ -1,7 +1,7 @@
-// integration-service's NudgeConfig, in its two upstream forms (DECISIONS D1):
+// integration-service's NudgeConfig, in its two upstream forms (docs/decisions.md D1):
 // - `appstudio.redhat.com/v1beta2`, the CRD integration-service shipped first, which nudger reads as
-//   an import source and never writes. Facts from ../upstream-crds/konflux/
-//   appstudio.redhat.com_nudgeconfigs.yaml: same entry shape as ours, but at most 256 entries.
+//   an import source and never writes. Facts from its CRD, vendored as
+//   sandbox/crds/appstudio.redhat.com_nudgeconfigs.yaml: same entry shape as ours, but at most 256 entries.
 // - `konflux-ci.dev/v1beta2`, the same fields in nudger's group with at most 360 entries. Two CRDs of
 //   one name cannot coexist, so nudger's CRD serves it beside v1alpha1 (src/schema/crd.ts).
 // Upstream reserves `gatingGroup` and does not require it for `mode: validated`, so neither schema

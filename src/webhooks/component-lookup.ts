@@ -5,7 +5,7 @@
 // single-flight per (namespace, name) and share one token bucket. Past it, a name the cache lacks
 // is reported unconfirmed and the NudgeConfig is denied with a retry message: a NudgeConfig whose
 // Component was just created is refused once, transiently, rather than any NudgeConfig naming
-// Components that do not exist being let in whenever the webhook is busy (DECISIONS D2: the
+// Components that do not exist being let in whenever the webhook is busy (docs/decisions.md D2: the
 // NudgeConfig webhook fails closed).
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';

@@ -24,7 +24,7 @@ export function conventionalWebhookPath(operation: WebhookOperation, target: Web
 /** NudgeConfig create/update validation (ADR 67). */
 export const NUDGECONFIG_VALIDATING_PATH = '/validate-konflux-ci-dev-v1alpha1-nudgeconfig';
 
-/** Holding nudge PipelineRuns covered by an active ChangeGroup (DECISIONS D2); next issue. */
+/** Holding nudge PipelineRuns covered by an active ChangeGroup (docs/decisions.md D2); next issue. */
 export const PIPELINERUN_MUTATING_PATH = '/mutate-tekton-dev-v1-pipelinerun';
 
 /** ChangeGroup validation (ADR 59); next issue. */

@@ -1,4 +1,4 @@
-// The mutating webhook on nudge PipelineRun creation (DECISIONS D2): a nudge whose targets an
+// The mutating webhook on nudge PipelineRun creation (docs/decisions.md D2): a nudge whose targets an
 // active ChangeGroup holds is admitted already cancelled, annotated with the ChangeGroup and the
 // reason. It never denies: holding a nudge back is an optimisation, blocking a build is not an
 // option, and the registration's `failurePolicy: Ignore` admits the run unchanged should this

@@ -115,7 +115,7 @@ export async function answerAdmission(
   } catch (error) {
     // A call failure, not a decision: the API server then applies the webhook's failurePolicy, so a
     // validating webhook (Fail) still refuses while a mutating one (Ignore) never blocks a build
-    // because of a nudger fault (DECISIONS D2). An allowed:false answer would bypass that policy.
+    // because of a nudger fault (docs/decisions.md D2). An allowed:false answer would bypass that policy.
     const message = `internal error in the admission webhook; the webhook log has the details under request uid ${request.uid}`;
     return { kind: 'handler-error', status: 500, body: statusBody(500, 'InternalError', message), review, error };
   }

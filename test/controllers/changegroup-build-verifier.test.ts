@@ -1,4 +1,4 @@
-// DECISIONS D3 against the API: the build PipelineRun a held nudge names is read live and verified;
+// docs/decisions.md D3 against the API: the build PipelineRun a held nudge names is read live and verified;
 // verified builds are remembered per claim, rejections are not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The ChangeGroup pull request against the real local forge and real git (DECISIONS D4, D5, D7):
+// The ChangeGroup pull request against the real local forge and real git (docs/decisions.md D4, D5, D7):
 // observation, the idempotent push-and-open, manual-change detection, the ticks, and the lease.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

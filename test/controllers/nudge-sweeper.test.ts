@@ -1,4 +1,4 @@
-// The nudge sweeper (DECISIONS D2) against an in-memory PipelineRun API that applies RFC 6902
+// The nudge sweeper (docs/decisions.md D2) against an in-memory PipelineRun API that applies RFC 6902
 // patches, `test` included, the way kube-apiserver does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The render of deploy/default against a real kube-apiserver (v1.20, DECISIONS D7), through
+// The render of deploy/default against a real kube-apiserver (v1.20, docs/decisions.md D7), through
 // kubectl as an operator would use it: Namespace and RBAC are applied for real (so the API server
 // resolves the bindings and answers access reviews for the manager's ServiceAccount), the rest by
 // server-side dry run, which runs the API server's full validation and kubectl's schema check.

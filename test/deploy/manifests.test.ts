@@ -104,7 +104,7 @@ const EXPECTED_MANAGER_ARGS = [
   '--health-port=8081',
 ];
 
-/** API versions served by every Kubernetes >= 1.28 (DECISIONS D8), plus cert-manager's. */
+/** API versions served by every Kubernetes >= 1.28 (docs/decisions.md D8), plus cert-manager's. */
 const GA_API_VERSIONS = new Set([
   'v1',
   'apps/v1',

@@ -1,4 +1,4 @@
-// What nudger writes into a ChangeGroup pull request (DECISIONS D4, D5): the description input,
+// What nudger writes into a ChangeGroup pull request (docs/decisions.md D4, D5): the description input,
 // the boxes it renders, the commit message and the deterministic commit date.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

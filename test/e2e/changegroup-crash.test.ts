@@ -1,4 +1,4 @@
-// DECISIONS D5 end to end: the pull request is derived state, so a controller killed at any point
+// docs/decisions.md D5 end to end: the pull request is derived state, so a controller killed at any point
 // converges on restart to what an uninterrupted run produces. The manager is stopped and started
 // again after every step of a 5-operand scenario, sometimes right after a build before anything
 // settled (mid-reconcile, mid-push), sometimes after the system settled; the end state is compared

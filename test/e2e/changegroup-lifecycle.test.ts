@@ -1,4 +1,4 @@
-// A ChangeGroup's life beyond the happy path, end to end (ADR 59 "Manual Intervention", DECISIONS
+// A ChangeGroup's life beyond the happy path, end to end (ADR 59 "Manual Intervention", docs/decisions.md
 // D4-D5): closed, merged, timed out, a human commit and the rebase box, "build now", a component
 // removed from the spec, and the description mode of `[skip ci]`. Three operands nudge one bundle;
 // each test plays in a namespace of its own against one shared sandbox.

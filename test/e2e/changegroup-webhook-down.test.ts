@@ -1,4 +1,4 @@
-// DECISIONS D2-D3 end to end. With the mutating webhook gone (failurePolicy Ignore: nudger's
+// docs/decisions.md D2-D3 end to end. With the mutating webhook gone (failurePolicy Ignore: nudger's
 // outage never blocks builds), a nudge PipelineRun is admitted uncancelled; the sweeper in the
 // manager cancels it before Tekton starts it, and the ChangeGroup still collects its digest. And a
 // forged nudge, naming a build that does not exist or did not succeed, is held but never reaches

@@ -1,4 +1,4 @@
-// DECISIONS D6 on a real kube-apiserver: an operator bundle pins its operand by the name it is
+// docs/decisions.md D6 on a real kube-apiserver: an operator bundle pins its operand by the name it is
 // released under (`registry.redhat.io/<a>/<b>@sha256:…`), not by its build repository. The
 // ReleasePlanAdmission that maps the build to that name lives in a managed namespace; the manager
 // caches it, and the ChangeGroup pull request rewrites that digest, and only that one (a longer

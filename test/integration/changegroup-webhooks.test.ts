@@ -1,4 +1,4 @@
-// ChangeGroup admission and the nudge hold (ADR 59, DECISIONS D2), end to end on a real
+// ChangeGroup admission and the nudge hold (ADR 59, docs/decisions.md D2), end to end on a real
 // kube-apiserver: the apiserver itself calls the manager's ChangeGroup validating webhook and its
 // PipelineRun mutating webhook, and stores what the latter patched.
 import assert from 'node:assert/strict';

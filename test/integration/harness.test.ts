@@ -1,4 +1,4 @@
-// The control-plane fixture against the real etcd + kube-apiserver v1.20 (DECISIONS D7). One control
+// The control-plane fixture against the real etcd + kube-apiserver v1.20 (docs/decisions.md D7). One control
 // plane for the whole file; the tests run in order and the last one closes it.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's V1* models
    are behaviourless data classes; object literals are how its own examples build them. */

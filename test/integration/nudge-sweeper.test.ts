@@ -1,4 +1,4 @@
-// The nudge sweeper (DECISIONS D2) on a real kube-apiserver with no webhooks registered: the
+// The nudge sweeper (docs/decisions.md D2) on a real kube-apiserver with no webhooks registered: the
 // mutating webhook "was unavailable", so nudge PipelineRuns are stored uncancelled, and the
 // manager's sweeper must cancel the ones a ChangeGroup holds while leaving started runs alone.
 import assert from 'node:assert/strict';

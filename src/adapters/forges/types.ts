@@ -66,7 +66,7 @@ export interface ForgeProvider {
 
   /**
    * The PR whose head is `branch`: the open one if there is one, else the most recent in any
-   * state, else undefined. Called before every create (DECISIONS D5: never open two).
+   * state, else undefined. Called before every create (docs/decisions.md D5: never open two).
    */
   findPullRequestByHeadBranch(repo: RepositoryRef, branch: string): Promise<PullRequest | undefined>;
 

@@ -25,7 +25,7 @@ export class GitCommandError extends Error {
 
 /**
  * `--force-with-lease` refused the push: the branch is not where the caller last left it, so
- * someone else pushed (DECISIONS D5: a human commit stops automated pushes).
+ * someone else pushed (docs/decisions.md D5: a human commit stops automated pushes).
  */
 export class LeaseRejectedError extends Error {
   override readonly name = 'LeaseRejectedError';

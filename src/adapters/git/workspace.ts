@@ -2,7 +2,7 @@
 // is fetched shallow (`--depth=1`) into refs/nudger/base/<branch>, and each PR commit is built with
 // plumbing in a throw-away index (plumbing.ts). Nothing is ever checked out, so a 5,000-file
 // repository costs no working-tree writes, and two ChangeGroups on different bases of one
-// repository never disturb each other's files (DECISIONS D5: the PR is one commit on the base,
+// repository never disturb each other's files (docs/decisions.md D5: the PR is one commit on the base,
 // rebuilt from scratch each time).
 import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// DECISIONS D3 against the API server: the build PipelineRun a held nudge names is read live (the
+// docs/decisions.md D3 against the API server: the build PipelineRun a held nudge names is read live (the
 // manager caches only nudge runs, not every build) and checked by the pure verifyNudgeBuild.
 // A succeeded build never changes again, so verified builds are remembered; rejections are not,
 // because a build that has not finished yet is rejected now and may verify later.

@@ -1,4 +1,4 @@
-// The ChangeGroup controller (ADR 59, DECISIONS D2-D5). Each reconcile reads the ChangeGroup, the
+// The ChangeGroup controller (ADR 59, docs/decisions.md D2-D5). Each reconcile reads the ChangeGroup, the
 // graph, the held nudges (their builds verified live, D3) and the pull request as the forge shows
 // it, asks the pure state machine for the next status and intents, carries the intents out
 // idempotently, and writes the status that records only what was confirmed. Nothing is counted

@@ -1,4 +1,4 @@
-// DECISIONS D2: the one answer to "should this nudge be held by a ChangeGroup?", asked by the
+// docs/decisions.md D2: the one answer to "should this nudge be held by a ChangeGroup?", asked by the
 // mutating webhook at admission, by the sweeper for runs admitted while the webhook was down, and
 // by nudger's own dispatcher before it fires a nudge. Pure, so all three agree by construction.
 import { isCollectingPhase, type ChangeGroupPhase } from './model.ts';

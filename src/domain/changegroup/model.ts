@@ -1,4 +1,4 @@
-// The vocabulary of ChangeGroup (ADR 59, DECISIONS D2-D5): phases, component states, condition
+// The vocabulary of ChangeGroup (ADR 59, docs/decisions.md D2-D5): phases, component states, condition
 // types and reasons. Plain constants so the schema (src/schema/changegroup.ts), the state machine
 // and the webhooks all spell them the same way.
 // The values the API accepts are defined with the schema (src/schema sits innermost); the
@@ -48,7 +48,7 @@ export function hasCollectedBuild(state: ComponentState): boolean {
   return state === 'Ready' || state === 'NotReferenced';
 }
 
-/** DECISIONS D4: where `[skip ci]` lives while components are still missing. */
+/** docs/decisions.md D4: where `[skip ci]` lives while components are still missing. */
 export type SkipCiMode = (typeof SKIP_CI_MODES)[number];
 
 export const CONDITION_ALL_COMPONENTS_READY = 'AllComponentsReady';

@@ -1,4 +1,4 @@
-// The ChangeGroup state machine (ADR 59, DECISIONS D3-D5), pure: from the ChangeGroup, what was
+// The ChangeGroup state machine (ADR 59, docs/decisions.md D3-D5), pure: from the ChangeGroup, what was
 // observed (verified builds, the pull request) and the time, compute the next status and what the
 // controller should do. It is level-based: the same inputs always give the same answer, builds may
 // be offered again and again in any order, and intents are "make it so" requests that the executor

@@ -1,4 +1,4 @@
-// DECISIONS D2, second line of defence: a nudge PipelineRun admitted while the mutating webhook was
+// docs/decisions.md D2, second line of defence: a nudge PipelineRun admitted while the mutating webhook was
 // unavailable (`failurePolicy: Ignore`) is cancelled after the fact, but only while Tekton has not
 // touched it. Once a run has started, cancelling it would kill a Renovate run half-way through,
 // which is worse than the duplicate pull request the hold was meant to avoid.

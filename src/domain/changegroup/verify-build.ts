@@ -1,4 +1,4 @@
-// DECISIONS D3: a held nudge carries no digest, and labels are easy to forge. The digest comes only
+// docs/decisions.md D3: a held nudge carries no digest, and labels are easy to forge. The digest comes only
 // from the build PipelineRun the nudge names, and only when that run is what a real Konflux push
 // build looks like. Messages name objects and fields but never echo result values that failed a
 // check: a forged run could put anything there.

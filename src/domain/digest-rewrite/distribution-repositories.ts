@@ -1,6 +1,6 @@
-// DECISIONS D6: the names a component is released under (its distribution repositories), read from
-// ReleasePlanAdmissions the way build-service reads them (../shared/reference/
-// konflux-distribution-repos.md §1-2), so that a bundle pinning `registry.redhat.io/<a>/<b>@sha256:…`
+// docs/decisions.md D6: the names a component is released under (its distribution repositories), read from
+// ReleasePlanAdmissions the way build-service reads them (github.com/konflux-ci/build-service,
+// its release-service mapping), so that a bundle pinning `registry.redhat.io/<a>/<b>@sha256:…`
 // gets the new digest like one pinning the build repository.
 //
 // Parity with build-service: every RPA whose `spec.origin` is the build's namespace and whose
@@ -10,7 +10,7 @@
 // matched case-insensitively and malformed entries are skipped without dropping the RPA, as Go's
 // encoding/json would leave them.
 //
-// Better than build-service (noted in DECISIONS D6): a `:tag` or `@digest` on an RPA URL is
+// Better than build-service (noted in docs/decisions.md D6): a `:tag` or `@digest` on an RPA URL is
 // stripped before mapping (build-service would look for `…/b:1.0@sha256:`, which never matches);
 // names are de-duplicated and sorted (build-service repeats them in cache order); a URL that is not
 // an image repository even then is ignored and reported, instead of reaching a regex.

@@ -1,4 +1,4 @@
-// Which files a nudge may rewrite (DECISIONS D6), with the precedence Konflux's build-service and
+// Which files a nudge may rewrite (docs/decisions.md D6), with the precedence Konflux's build-service and
 // integration-service use when they generate the Renovate config for a nudge.
 import { InvalidFileMatchError } from './errors.ts';
 

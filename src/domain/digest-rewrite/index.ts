@@ -1,4 +1,4 @@
-// Digest rewriting for ChangeGroup pull requests (DECISIONS D6).
+// Digest rewriting for ChangeGroup pull requests (docs/decisions.md D6).
 export { InvalidDigestUpdateError, InvalidFileMatchError } from './errors.ts';
 export {
   BUILD_NUDGE_FILES_ANNOTATION,

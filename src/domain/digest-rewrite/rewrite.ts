@@ -1,4 +1,4 @@
-// Rewrites image digest references in repository files (DECISIONS D6). Pure: the caller reads the
+// Rewrites image digest references in repository files (docs/decisions.md D6). Pure: the caller reads the
 // files (ideally only those `selectMatchingPaths` returns) and writes back the changes.
 import { compileFileMatch, pathMatches } from './file-match.ts';
 import { indexUpdates, referenceRegex, type DigestUpdateRequest } from './reference.ts';

@@ -1,5 +1,5 @@
 // The commit nudger pushes to the ChangeGroup branch. Stock PaC reads skip markers only from the
-// head commit message (DECISIONS D4), so the subject carries `[skip ci]` until the final push, and
+// head commit message (docs/decisions.md D4), so the subject carries `[skip ci]` until the final push, and
 // nothing else in the message may contain a marker that could keep the final push from building.
 import { SKIP_CI, neutraliseSkipMarkers } from './skip-markers.ts';
 import { compareStrings } from '../compare.ts';

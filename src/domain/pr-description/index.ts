@@ -1,4 +1,4 @@
-// The PR description and commit message of a ChangeGroup pull request (ADR 59, DECISIONS D4).
+// The PR description and commit message of a ChangeGroup pull request (ADR 59, docs/decisions.md D4).
 export {
   commitMessage,
   CommitMessageError,

@@ -1,4 +1,4 @@
-// A real local control plane (DECISIONS D7): etcd plus kube-apiserver on free loopback ports, token
+// A real local control plane (docs/decisions.md D7): etcd plus kube-apiserver on free loopback ports, token
 // authentication, RBAC, CRDs adapted for v1.20. `nudger sandbox` runs one; so does every
 // integration test file (through the re-export in test/integration/harness/control-plane.ts):
 //

@@ -1,4 +1,4 @@
-// CRDs written for current Kubernetes, made acceptable to kube-apiserver v1.20 (DECISIONS D7:
+// CRDs written for current Kubernetes, made acceptable to kube-apiserver v1.20 (docs/decisions.md D7:
 // only here, in the local control plane of the tests and the sandbox; shipped manifests keep
 // targeting current Kubernetes).
 // Pure: no I/O. The input is never modified.

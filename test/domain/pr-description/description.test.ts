@@ -84,7 +84,7 @@ describe('renderDescription', () => {
     assert.match(renderDescription(input({ mode: 'commitMessage' })), /commits carry &#91;skip ci&#93;/);
   });
 
-  it('places the marker as DECISIONS D4 says for each mode', () => {
+  it('places the marker as docs/decisions.md D4 says for each mode', () => {
     assert.deepEqual(skipCiPlacement('commitMessage', false), { inCommitMessage: true, inDescription: false });
     assert.deepEqual(skipCiPlacement('commitMessage', true), { inCommitMessage: false, inDescription: false });
     assert.deepEqual(skipCiPlacement('description', false), { inCommitMessage: false, inDescription: true });
