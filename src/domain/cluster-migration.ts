@@ -52,4 +52,3 @@ export function planNamespaceMigration(
 function key(from: string, to: string): string {
   return `${from}\u0000${to}`;
 }
-

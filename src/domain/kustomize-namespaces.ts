@@ -179,4 +179,3 @@ function readKustomization(input: KustomizationInput): Kustomization {
 function isRemote(entry: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) || entry.startsWith('git@') || /^(github|gitlab)\.com\//.test(entry);
 }
-

@@ -130,7 +130,7 @@ export interface MigrationOptions {
  * build until the rerun, but loses nothing, and the rerun creates the same file.
  */
 export function commitOrder(changes: readonly FileChange[]): FileChange[] {
-  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || (compareStrings(a.path, b.path)));
+  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || compareStrings(a.path, b.path));
 }
 
 const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';

@@ -61,4 +61,3 @@ function withIdentity(item: unknown, inherited: Identity | undefined): unknown {
   }
   return { apiVersion: inherited.apiVersion, kind: inherited.kind, ...item };
 }
-

@@ -425,9 +425,7 @@ export function reconcileChangeGroup(input: ChangeGroupReconcileInput): ChangeGr
       metadata.generation,
     );
   }
-  const rejected = [...(input.rejectedBuilds ?? [])].sort((a, b) =>
-    compareStrings(a.pipelineRun, b.pipelineRun),
-  );
+  const rejected = [...(input.rejectedBuilds ?? [])].sort((a, b) => compareStrings(a.pipelineRun, b.pipelineRun));
   conditions = setCondition(
     conditions,
     rejected.length === 0

@@ -57,9 +57,7 @@ export function commitMessage(input: CommitMessageInput): CommitMessage {
   if (input.updates.length === 0) {
     throw new CommitMessageError(`${changeGroup.namespace}/${changeGroup.name}`, 'no ready component to commit');
   }
-  const updates = [...input.updates].sort((a, b) =>
-    compareStrings(a.component, b.component),
-  );
+  const updates = [...input.updates].sort((a, b) => compareStrings(a.component, b.component));
   const [only] = updates;
   // One update reads exactly like an upstream nudge commit; many are summarised.
   const summary =
