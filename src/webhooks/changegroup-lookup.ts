@@ -10,7 +10,8 @@ import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';
 import { BUILD_NUDGES_REF } from '../schema/component.ts';
-import { readChangeGroupView, type ChangeGroupSource, type NudgeEdgeLookup } from './changegroup.ts';
+import { readChangeGroupView } from '../domain/changegroup/admission.ts';
+import type { ChangeGroupSource, NudgeEdgeLookup } from './changegroup.ts';
 
 /** Does `nudging` nudge `nudged`, by the namespace's NudgeConfig or the Component's build-nudges-ref? */
 export function hasNudgeEdge(

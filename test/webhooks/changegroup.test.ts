@@ -3,12 +3,12 @@ import { describe, it } from 'node:test';
 import type { ChangeGroupView } from '../../src/domain/changegroup/hold-decision.ts';
 import type { AdmissionRequest } from '../../src/webhooks/admission.ts';
 import {
-  changeGroupValidator,
   decideChangeGroupAdmission,
   nudgersToCheck,
   readChangeGroupView,
   type ChangeGroupAdmissionInput,
-} from '../../src/webhooks/changegroup.ts';
+} from '../../src/domain/changegroup/admission.ts';
+import { changeGroupValidator } from '../../src/webhooks/changegroup.ts';
 import { hasNudgeEdge } from '../../src/webhooks/changegroup-lookup.ts';
 
 const NS = 'tenant';
