@@ -56,7 +56,22 @@ interface NamespaceInput {
   components?: Map<string, ComponentObject>;
 }
 
-function collectByNamespace(set: ManifestSet): Map<string, NamespaceInput> {
+/**
+ * Which declarations make edges. `nudger` (ADR 67's migration rule): NudgeConfig entries and every
+ * Component's `build-nudges-ref`, so no edge is lost while a namespace migrates. `build-service`:
+ * upstream's rule, where a namespace that has a NudgeConfig ignores `build-nudges-ref` altogether;
+ * the sandbox plays build-service with it.
+ */
+export type EdgeRules = 'nudger' | 'build-service';
+
+export interface GraphOptions {
+  readonly rules?: EdgeRules;
+}
+
+function collectByNamespace(
+  set: Pick<ManifestSet, 'components' | 'nudgeConfigs'>,
+  rules: EdgeRules,
+): Map<string, NamespaceInput> {
   const byNamespace = new Map<string, NamespaceInput>();
   const inputFor = (namespace: string): NamespaceInput => {
     let input = byNamespace.get(namespace);
@@ -82,12 +97,14 @@ function collectByNamespace(set: ManifestSet): Map<string, NamespaceInput> {
     }
   }
 
+  const configured = new Set(set.nudgeConfigs.map((config) => config.ref.namespace));
   for (const component of set.components) {
     const { namespace, name } = component.ref;
     const input = inputFor(namespace);
     input.components ??= new Map();
     // A second document with the same name is a parse-level concern; the first one wins here.
     if (!input.components.has(name)) input.components.set(name, component);
+    if (rules === 'build-service' && configured.has(namespace)) continue;
     component.buildNudgesRef.forEach((target, index) => {
       input.edges.push({
         namespace,
@@ -162,9 +179,21 @@ function makeGraph(namespace: string, input: NamespaceInput): NamespaceGraph {
  * Every NudgeConfig counts, whatever its flavour or name: a misnamed or duplicate NudgeConfig is
  * a finding of its own, and its edges must still take part in cycle detection.
  */
-export function buildNudgeGraphs(set: ManifestSet): ReadonlyMap<string, NamespaceGraph> {
+export function buildNudgeGraphs(
+  set: Pick<ManifestSet, 'components' | 'nudgeConfigs'>,
+  options: GraphOptions = {},
+): ReadonlyMap<string, NamespaceGraph> {
   const graphs = new Map<string, NamespaceGraph>();
-  const inputs = [...collectByNamespace(set)].sort(([a], [b]) => compareStrings(a, b));
+  const inputs = [...collectByNamespace(set, options.rules ?? 'nudger')].sort(([a], [b]) => compareStrings(a, b));
   for (const [namespace, input] of inputs) graphs.set(namespace, makeGraph(namespace, input));
   return graphs;
+}
+
+/** The graph of one namespace; empty (no nodes, no edges) when nothing of it was given. */
+export function buildNamespaceGraph(
+  namespace: string,
+  set: Pick<ManifestSet, 'components' | 'nudgeConfigs'>,
+  options: GraphOptions = {},
+): NamespaceGraph {
+  return buildNudgeGraphs(set, options).get(namespace) ?? makeGraph(namespace, { edges: [] });
 }

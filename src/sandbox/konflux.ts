@@ -29,9 +29,9 @@ import {
   PIPELINE_TYPE_LABEL,
   TARGET_BRANCH_ANNOTATION,
 } from '../domain/nudge-pipelinerun.ts';
-import { BUILD_NUDGES_REF } from '../schema/component.ts';
+import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
-import { isRecord } from '../domain/records.ts';
+import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
 
 export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
 /** build-service's repo-at-sha link on build PipelineRuns. */
@@ -102,8 +102,6 @@ export interface KonfluxStandInOptions {
   /** Default: `new Date()`. */
   readonly now?: () => Date;
 }
-
-type Json = Record<string, unknown>;
 
 interface ComponentResource extends KubeObject {
   spec?: {
@@ -317,17 +315,13 @@ export class KonfluxStandIn {
     const config = await this.#client
       .get<NudgeConfigResource>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME)
       .catch(whenNotFound(undefined));
-    let wanted: string[];
-    if (config !== undefined) {
-      const edges = Array.isArray(config.spec?.nudges) ? (config.spec.nudges as unknown[]) : [];
-      wanted = edges
-        .filter(isRecord)
-        .filter((edge) => edge.from === name && (edge.mode === undefined || edge.mode === 'immediate'))
-        .map((edge) => stringOr(edge.to, ''));
-    } else {
-      const refs = component.spec?.[BUILD_NUDGES_REF];
-      wanted = Array.isArray(refs) ? refs.map((ref) => stringOr(ref, '')) : [];
-    }
+    // Upstream build-service's rule on purpose: a NudgeConfig, when present, replaces build-nudges-ref.
+    const graph = namespaceNudgeGraph(
+      namespace,
+      { components: [component], ...(config === undefined ? {} : { nudgeConfig: config }) },
+      { rules: 'build-service' },
+    );
+    const wanted = graph.edges.filter((edge) => edge.from === name && edge.mode === 'immediate').map((edge) => edge.to);
     const targets: string[] = [];
     for (const target of new Set(wanted)) {
       if (target === '' || target === name) continue;

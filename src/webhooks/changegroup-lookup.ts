@@ -5,11 +5,11 @@ import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
-import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
+import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
+import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
 import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';
-import { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { readChangeGroupView } from '../domain/changegroup/admission.ts';
 import type { ChangeGroupSource, NudgeEdgeLookup } from './changegroup.ts';
 
@@ -20,11 +20,19 @@ export function hasNudgeEdge(
   nudging: string,
   nudged: string,
 ): boolean {
-  if (nudgeConfig !== undefined && nudgePairs(nudgeConfig).some((p) => p.from === nudging && p.to === nudged)) {
-    return true;
-  }
-  const refs = nudgingComponent?.spec?.[BUILD_NUDGES_REF];
-  return Array.isArray(refs) && (refs as unknown[]).includes(nudged);
+  const namespace = nudgeConfig?.metadata?.namespace ?? nudgingComponent?.metadata?.namespace ?? '';
+  // Found by name in this namespace: say so, whatever its metadata holds.
+  const component =
+    nudgingComponent === undefined
+      ? []
+      : [{ ...nudgingComponent, metadata: { ...nudgingComponent.metadata, name: nudging, namespace } }];
+  const graph = namespaceNudgeGraph(namespace, {
+    components: component,
+    ...(nudgeConfig === undefined
+      ? {}
+      : { nudgeConfig: { ...nudgeConfig, metadata: { ...nudgeConfig.metadata, namespace } } }),
+  });
+  return graph.successors(nudging).includes(nudged);
 }
 
 export class CachedNudgeEdgeLookup implements NudgeEdgeLookup {

@@ -136,7 +136,7 @@ describe('readChangeGroupView', () => {
 });
 
 describe('hasNudgeEdge', () => {
-  const config = { spec: { nudges: [{ from: 'a', to: 'bundle' }] } };
+  const config = { metadata: { name: 'nudge-config', namespace: NS }, spec: { nudges: [{ from: 'a', to: 'bundle' }] } };
   it('finds an edge in the NudgeConfig or in build-nudges-ref, and nowhere else', () => {
     assert.equal(hasNudgeEdge(config, undefined, 'a', 'bundle'), true);
     assert.equal(hasNudgeEdge(undefined, { spec: { 'build-nudges-ref': ['bundle'] } }, 'b', 'bundle'), true);

@@ -6,8 +6,8 @@ import { HELD_TARGETS_ANNOTATION } from '../../domain/changegroup/hold-decision.
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import { readNudgePipelineRun, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
 import type { Store } from '../../runtime/store.ts';
-import { BUILD_NUDGES_REF } from '../../schema/component.ts';
-import { nudgePairs, type ComponentResource, type NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
+import { namespaceNudgeGraph } from '../../cluster/nudge-graph.ts';
+import type { ComponentResource, NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
 import { compareStrings } from '../../domain/compare.ts';
 
 /**
@@ -23,18 +23,11 @@ export function nudgingComponentsOf(
   nudgeConfigs: Store<NudgeConfigResource>,
   components: Store<ComponentResource>,
 ): string[] {
-  const names = new Set<string>();
-  const config = nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME);
-  if (config !== undefined) {
-    for (const pair of nudgePairs(config)) if (pair.to === nudged) names.add(pair.from);
-  }
-  for (const component of components.list(namespace)) {
-    const refs = component.spec?.[BUILD_NUDGES_REF];
-    const name = component.metadata?.name;
-    if (name !== undefined && Array.isArray(refs) && (refs as unknown[]).includes(nudged)) names.add(name);
-  }
-  names.delete(nudged);
-  return [...names].sort();
+  const graph = namespaceNudgeGraph(namespace, {
+    components: components.list(namespace),
+    nudgeConfig: nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME),
+  });
+  return graph.predecessors(nudged).filter((name) => name !== nudged);
 }
 
 const DIGEST_IN_REFERENCE = /@(sha256:[0-9a-f]{64})$/;
