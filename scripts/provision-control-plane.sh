@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Provides a real etcd and kube-apiserver for the integration tests (DECISIONS D7), plus the
+# Provides a real etcd and kube-apiserver for the integration tests (docs/decisions.md D7), plus the
 # kubectl of the same Kubernetes release (for rendering and dry-running deploy/), and prints the
 # directory holding all three, and nothing else, on stdout:
 #

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by scripts/provision-control-plane.sh. Obtains etcd and kube-apiserver from Debian's
-# archives only (DECISIONS D7): etcd from the `etcd-server` binary package, kube-apiserver compiled
+# archives only (docs/decisions.md D7): etcd from the `etcd-server` binary package, kube-apiserver compiled
 # from the `kubernetes` source package, because no other download source is reachable from our
 # machines. Every function logs to stderr; stdout belongs to the entry script.
 

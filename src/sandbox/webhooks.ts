@@ -78,8 +78,6 @@ export interface RegisteredWebhooks {
 /** Every path the manager serves; a manifest naming another one is refused. */
 const KNOWN_PATHS = new Set([NUDGECONFIG_VALIDATING_PATH, CHANGEGROUP_VALIDATING_PATH, PIPELINERUN_MUTATING_PATH]);
 
-type Json = Record<string, unknown>;
-
 /**
  * A deploy/webhook configuration rewritten for a manager on `url`: each webhook's Service
  * reference becomes a URL with the CA inline, and the optional namespace selector is added.

@@ -2,7 +2,6 @@
 // node:https keeps the fixture independent of the client library the tests are exercising.
 import { request } from 'node:https';
 import { ControlPlaneRequestError } from './errors.ts';
-import { isRecord } from '../../domain/records.ts';
 
 export interface RestTarget {
   readonly server: string;
