@@ -15,19 +15,6 @@ export interface ComponentResource extends KubeObject {
   status?: Record<string, unknown>;
 }
 
-/** The `(from, to)` pairs of a NudgeConfig; malformed entries were refused at admission and are skipped. */
-export function nudgePairs(config: NudgeConfigResource): { from: string; to: string }[] {
-  const nudges = config.spec?.nudges;
-  if (!Array.isArray(nudges)) return [];
-  const pairs: { from: string; to: string }[] = [];
-  for (const entry of nudges as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { from, to } = entry as { from?: unknown; to?: unknown };
-    if (typeof from === 'string' && typeof to === 'string') pairs.push({ from, to });
-  }
-  return pairs;
-}
-
 /**
  * The version whose rules admit a stored NudgeConfig. One CRD serves v1alpha1 and v1beta2 from the
  * same stored objects (conversion None), so the version a client wrote is not recorded; but a

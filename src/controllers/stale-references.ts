@@ -11,7 +11,8 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconcil
 import { updateStatus } from '../runtime/status.ts';
 import type { Store } from '../runtime/store.ts';
 import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
-import { nudgeConfigResourceFor, nudgePairs } from '../cluster/nudgeconfig-objects.ts';
+import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
+import { nudgeConfigResourceFor } from '../cluster/nudgeconfig-objects.ts';
 
 export interface StaleReferenceReconcilerOptions {
   readonly client: ObjectClient;
@@ -38,7 +39,7 @@ export class StaleReferenceReconciler implements Reconciler {
     const existing = new Set(
       components.list(key.namespace).flatMap((c) => (c.metadata?.name === undefined ? [] : [c.metadata.name])),
     );
-    const report = staleReferences(nudgePairs(cached), existing);
+    const report = staleReferences(entriesOf(cached), existing);
     if (isUpToDate(cached, report.condition)) return undefined;
 
     const now = (this.#options.now ?? (() => new Date()))().toISOString();
@@ -49,7 +50,7 @@ export class StaleReferenceReconciler implements Reconciler {
       key,
       (current) => {
         // Recompute against the object just read: the cache may trail the server by an edit.
-        const fresh = staleReferences(nudgePairs(current), existing);
+        const fresh = staleReferences(entriesOf(current), existing);
         if (isUpToDate(current, fresh.condition)) return undefined;
         const previous = current.status?.conditions?.find((c) => c.type === VALID_CONDITION);
         outcome.transitionedToStale = fresh.condition.status === 'False' && previous?.status !== 'False';
@@ -89,4 +90,9 @@ function isUpToDate(
 export function nudgeConfigOfComponent(component: ComponentResource): readonly ObjectKey[] {
   const namespace = component.metadata?.namespace;
   return namespace === undefined ? [] : [{ namespace, name: NUDGE_CONFIG_NAME }];
+}
+
+/** The NudgeConfig's own entries, as the one graph reader reads them (no build-nudges-ref here). */
+function entriesOf(config: NudgeConfigResource): readonly { from: string; to: string }[] {
+  return namespaceNudgeGraph(config.metadata?.namespace ?? '', { components: [], nudgeConfig: config }).edges;
 }
