@@ -12,6 +12,7 @@ import type { CliIo } from './io.ts';
 import { terminalSafe } from './format/terminal-text.ts';
 import { favourMemoryForOfflineCommands } from './heap-tuning.ts';
 import { type LoadOptions, parseByteSize } from './load.ts';
+import { FORGE_REGISTRY, HOSTED_FORGE_KINDS, hostFlagOf, type HostedForgeKind } from '../adapters/forges/registry.ts';
 
 const VERSION = '0.1.0';
 
@@ -187,7 +188,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       },
     );
 
-  program
+  const manager = program
     .command('manager')
     .description('run the controllers (on the elected leader) and the admission webhooks (on every replica)')
     .option(
@@ -240,12 +241,6 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         .default('kubernetes'),
     )
     .addOption(portOption('--health-port <port>', '/healthz and /readyz port', 8081))
-    .option(
-      '--github-host <host[=apiUrl]>',
-      'a GitHub Enterprise host besides github.com, optionally with its REST API URL (repeatable)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
-    )
     .option('--git-cache-dir <dir>', 'where bare repositories are kept between pull request updates')
     .addOption(
       durationOption(
@@ -269,10 +264,23 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
     )
-    .action(async (opts: ManagerCommandOptions) => {
+    .action(async (opts: Omit<ManagerCommandOptions, 'forgeHosts'> & Record<string, unknown>) => {
       const { managerCommand } = await import('./commands/manager.ts');
-      setExit(await managerCommand(opts, io));
+      const forgeHosts = Object.fromEntries(
+        HOSTED_FORGE_KINDS.map((kind) => [kind, (opts[hostOptionKey(kind)] as string[] | undefined) ?? []]),
+      );
+      setExit(await managerCommand({ ...opts, forgeHosts }, io));
     });
+  // One --<kind>-host flag per forge of the registry (src/adapters/forges/registry.ts).
+  for (const kind of HOSTED_FORGE_KINDS) {
+    const { title, publicHosts } = FORGE_REGISTRY[kind];
+    manager.option(
+      `${hostFlagOf(kind)} <host[=apiUrl]>`,
+      `a ${title} host besides ${publicHosts.join(', ')}, optionally with its REST API URL (repeatable)`,
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    );
+  }
 
   program
     .command('sandbox')
@@ -385,3 +393,8 @@ export async function main(): Promise<void> {
 
 // Run directly (`node src/cli/main.ts`, `node dist/cli/main.js`) as well as through bin.ts.
 if (isMain()) await main();
+
+/** commander's key for `--<kind>-host`: `githubHost`. */
+function hostOptionKey(kind: HostedForgeKind): string {
+  return `${kind}Host`;
+}

@@ -4,7 +4,8 @@
 // the simplest way to be sure no controller of the old term is still writing.
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostedForgeResolver, defaultGitHubApiUrl, type HostedForge } from '../adapters/forges/hosted-resolver.ts';
+import { HostedForgeResolver } from '../adapters/forges/hosted-resolver.ts';
+import { publicForgeHosts, type HostedForge } from '../adapters/forges/registry.ts';
 import type { ForgeResolver } from '../adapters/forges/resolver.ts';
 import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
 import { BuildVerifier } from '../controllers/changegroup/build-verifier.ts';
@@ -79,10 +80,10 @@ export interface ManagerOptions {
 }
 
 export interface ChangeGroupControllerOptions {
-  /** Default: github.com and `githubHosts`, with tokens from the tenant's SCM Secrets. */
+  /** Default: the registry's public hosts and `forgeHosts`, with tokens from the tenant's SCM Secrets. */
   readonly forgeResolver?: ForgeResolver;
-  /** GitHub Enterprise hosts besides github.com, by host name. */
-  readonly githubHosts?: ReadonlyMap<string, HostedForge>;
+  /** Hosts besides the public ones (GitHub Enterprise, ...), by host name (`--<kind>-host`). */
+  readonly forgeHosts?: ReadonlyMap<string, HostedForge>;
   /** Bare repositories reused across pull request updates; default `<tmpdir>/nudger-git`. */
   readonly gitCacheDir?: string;
   /** The identity of nudger's commits; the controller recognises its own commits by the email. */
@@ -405,10 +406,8 @@ function changeGroupReconciler(
   >,
 ): ChangeGroupReconciler {
   const settings = options.changeGroups ?? {};
-  const hosts = new Map<string, HostedForge>([
-    ['github.com', { kind: 'github', apiUrl: defaultGitHubApiUrl('github.com') }],
-  ]);
-  for (const [host, forge] of settings.githubHosts ?? []) hosts.set(host, forge);
+  const hosts = publicForgeHosts();
+  for (const [host, forge] of settings.forgeHosts ?? []) hosts.set(host, forge);
   return new ChangeGroupReconciler({
     client,
     ...stores,

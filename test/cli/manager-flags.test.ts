@@ -1,8 +1,10 @@
 // `nudger manager --github-host`: a host name, or host=apiUrl.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGitHubHosts } from '../../src/cli/commands/manager.ts';
+import { parseForgeHostFlags } from '../../src/cli/commands/manager.ts';
 import { UsageError } from '../../src/cli/errors.ts';
+
+const parseGitHubHosts = (values: readonly string[]) => parseForgeHostFlags({ github: values });
 
 function usageError(pattern: RegExp) {
   return (error: unknown): boolean => {

@@ -66,7 +66,7 @@ before(async () => {
       },
     }),
     changeGroups: {
-      githubHosts: new Map([[host, { kind: 'github', apiUrl: github.apiUrl, gitBaseUrl: github.gitBaseUrl }]]),
+      forgeHosts: new Map([[host, { kind: 'github', apiUrl: github.apiUrl, gitBaseUrl: github.gitBaseUrl }]]),
       pollIntervalMs: 300,
     },
   });

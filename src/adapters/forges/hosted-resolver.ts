@@ -1,28 +1,16 @@
-// The manager's ForgeResolver: a Component's repository host picks a configured forge (github.com
-// by default, plus any GitHub Enterprise hosts given with --github-host), and the tenant
+// The manager's ForgeResolver: a Component's repository host picks a configured forge (the public
+// hosts of FORGE_REGISTRY by default, plus any given with --<kind>-host), and the tenant
 // namespace's SCM Secret for that host and repository supplies the token. Secrets are read live
 // and never cached: the manager holds no tenant's token longer than one reconcile needs it.
 import type { ObjectClient } from '../kubernetes/client.ts';
 import { SECRETS } from '../kubernetes/resources.ts';
 import type { KubeObject } from '../kubernetes/types.ts';
-import { GitHubForge } from './github/index.ts';
 import { parseRepositoryUrl, RepositoryUrlError } from './repository-url.ts';
 import { redactUserInfo } from '../credentials/credentials.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from './resolver.ts';
 import { chooseScmSecret, scmSecretSelector, type SecretObject } from './scm-credentials.ts';
 
-export interface HostedForge {
-  readonly kind: 'github';
-  /** REST base, e.g. `https://api.github.com` or `https://ghe.example.com/api/v3`. */
-  readonly apiUrl: string;
-  /** Where git fetches and pushes; default `https://<host>`. */
-  readonly gitBaseUrl?: string;
-}
-
-/** `github.com` → api.github.com; any other host → its `/api/v3` (GitHub Enterprise Server). */
-export function defaultGitHubApiUrl(host: string): string {
-  return host === 'github.com' ? 'https://api.github.com' : `https://${host}/api/v3`;
-}
+import { FORGE_REGISTRY, type HostedForge } from './registry.ts';
 
 export class HostedForgeResolver implements ForgeResolver {
   readonly #client: ObjectClient;
@@ -63,7 +51,7 @@ export class HostedForgeResolver implements ForgeResolver {
     if (!choice.ok) throw new ForgeResolutionError(shown, namespace, choice.reason);
     return {
       repo,
-      provider: new GitHubForge({
+      provider: FORGE_REGISTRY[forge.kind].create({
         apiUrl: forge.apiUrl,
         gitBaseUrl: forge.gitBaseUrl ?? `https://${repo.host}`,
         credentials: choice.credentials,

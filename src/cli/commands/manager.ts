@@ -4,7 +4,13 @@ import { ListenError, startManager, type ManagerServer, type RunningManager } fr
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../runtime/logger.ts';
 import { CertificateLoadError } from '../../webhooks/cert-watcher.ts';
-import { defaultGitHubApiUrl, type HostedForge } from '../../adapters/forges/hosted-resolver.ts';
+import {
+  ForgeHostError,
+  HOSTED_FORGE_KINDS,
+  parseForgeHosts,
+  type HostedForge,
+  type HostedForgeKind,
+} from '../../adapters/forges/registry.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
 import { certDirError, preflightManager, type ManagerPreflightOptions } from './manager-preflight.ts';
@@ -13,25 +19,25 @@ import { certDirError, preflightManager, type ManagerPreflightOptions } from './
 export interface ManagerCommandOptions extends ManagerPreflightOptions {
   readonly kubeconfig?: string;
   readonly logLevel: string;
-  readonly githubHost: readonly string[];
+  /** The values of each `--<kind>-host` flag, by forge kind. */
+  readonly forgeHosts: Readonly<Partial<Record<HostedForgeKind, readonly string[]>>>;
   readonly botName: string;
   /** Ends the manager (tests); the process signals do the same for a real run. */
   readonly signal?: AbortSignal;
 }
 
-/** `ghe.example.com` or `ghe.example.com=https://ghe.example.com/api/v3`. */
-export function parseGitHubHosts(values: readonly string[]): Map<string, HostedForge> {
+/** Every `--<kind>-host` flag's hosts (`ghe.example.com` or `host=apiUrl`), one map. */
+export function parseForgeHostFlags(
+  flags: Readonly<Partial<Record<HostedForgeKind, readonly string[]>>>,
+): Map<string, HostedForge> {
   const hosts = new Map<string, HostedForge>();
-  for (const value of values) {
-    const equals = value.indexOf('=');
-    const host = equals < 0 ? value : value.slice(0, equals);
-    const apiUrl = equals < 0 ? undefined : value.slice(equals + 1);
-    if (!/^[a-z0-9.-]+(:[0-9]+)?$/i.test(host))
-      throw new UsageError(`--github-host: "${value}" does not start with a host name`);
-    if (apiUrl !== undefined && !/^https?:\/\//.test(apiUrl)) {
-      throw new UsageError(`--github-host: "${apiUrl}" is not an http(s) URL`);
+  for (const kind of HOSTED_FORGE_KINDS) {
+    try {
+      for (const [host, forge] of parseForgeHosts(kind, flags[kind] ?? [])) hosts.set(host, forge);
+    } catch (error) {
+      if (error instanceof ForgeHostError) throw new UsageError(error.message);
+      throw error;
     }
-    hosts.set(host.toLowerCase(), { kind: 'github', apiUrl: apiUrl ?? defaultGitHubApiUrl(host.toLowerCase()) });
   }
   return hosts;
 }
@@ -49,13 +55,13 @@ const PORT_FLAGS: Readonly<Record<ManagerServer, string>> = {
  */
 export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
   await preflightManager(options);
-  const githubHosts = parseGitHubHosts(options.githubHost);
+  const forgeHosts = parseForgeHostFlags(options.forgeHosts);
   const logger = createLogger({ level: options.logLevel, destination: io.stderr });
   const loaded = loadManagerKubeConfig(options.kubeconfig);
   logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
   let manager: RunningManager;
   try {
-    manager = await startManagerFor(options, loaded.kubeConfig, githubHosts, logger);
+    manager = await startManagerFor(options, loaded.kubeConfig, forgeHosts, logger);
   } catch (error) {
     // The certificate may have changed since the preflight; a port may be taken.
     if (error instanceof CertificateLoadError) throw certDirError(error);
@@ -112,7 +118,7 @@ function listenProblem(error: ListenError): string {
 function startManagerFor(
   options: ManagerCommandOptions,
   kubeConfig: KubeConfig,
-  githubHosts: Map<string, HostedForge>,
+  forgeHosts: Map<string, HostedForge>,
   logger: Logger,
 ): Promise<RunningManager> {
   return startManager({
@@ -133,7 +139,7 @@ function startManagerFor(
       : { webhookMaxInflightBytes: options.webhookMaxInflightBytes }),
     healthPort: options.healthPort,
     changeGroups: {
-      githubHosts,
+      forgeHosts,
       ...(options.gitCacheDir === undefined ? {} : { gitCacheDir: options.gitCacheDir }),
       pollIntervalMs: options.changegroupPollInterval,
       link:
