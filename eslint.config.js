@@ -27,7 +27,7 @@ export const IMPORT_MATRIX = {
   'adapters/forges': [...CORE, 'adapters/credentials', 'adapters/fs', 'adapters/git', 'adapters/kubernetes'],
   runtime: [...CORE, 'adapters/kubernetes'],
   // Readers of cluster objects shared by controllers, webhooks and the sandbox.
-  cluster: [...CORE, 'adapters/kubernetes'],
+  cluster: [...CORE, 'adapters/kubernetes', 'runtime'],
   controllers: [
     ...CORE,
     'cluster',

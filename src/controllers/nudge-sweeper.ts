@@ -12,7 +12,6 @@ import {
   PIPELINERUN_CANCELLED,
   REDISPATCH_ANNOTATION,
   cancelPatch,
-  type ChangeGroupView,
 } from '../domain/changegroup/hold-decision.ts';
 import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
 import { isNudgePipelineRun, readPipelineRun } from '../domain/nudge-pipelinerun.ts';
@@ -20,17 +19,13 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import type { Store } from '../runtime/store.ts';
 import { REDISPATCHED_TARGETS_ANNOTATION, redispatchNudge } from './redispatch.ts';
-
-/** The namespace's ChangeGroups; `StoreChangeGroupSource` is the production one. */
-export interface ChangeGroupsByNamespace {
-  inNamespace(namespace: string): readonly ChangeGroupView[];
-}
+import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 
 export interface NudgeSweeperOptions {
   readonly client: ObjectClient;
   /** Nudge PipelineRuns (the manager's informer is label-filtered to them). */
   readonly pipelineRuns: Store<KubeObject>;
-  readonly changeGroups: ChangeGroupsByNamespace;
+  readonly changeGroups: ChangeGroupSource;
   readonly events?: Pick<EventRecorder, 'event'>;
   /** Delay before retrying a patch the server rejected because the run changed; default 1 s. */
   readonly conflictRetryMs?: number;

@@ -2,42 +2,23 @@
 // need the Component cache, so every replica runs the informers); only the elected leader runs the
 // controllers. Losing leadership ends the process, as controller-runtime does: a fresh start is
 // the simplest way to be sure no controller of the old term is still writing.
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HostedForgeResolver } from '../adapters/forges/hosted-resolver.ts';
-import { publicForgeHosts, type HostedForge } from '../adapters/forges/registry.ts';
-import type { ForgeResolver } from '../adapters/forges/resolver.ts';
-import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
-import { BuildVerifier } from '../controllers/changegroup/build-verifier.ts';
-import { changeGroupsHolding } from '../controllers/changegroup/inputs.ts';
-import { changeGroupMetrics } from '../controllers/changegroup/metrics.ts';
-import { ChangeGroupReconciler, type ChangeGroupReconcilerOptions } from '../controllers/changegroup/reconciler.ts';
-import { ReleasePlanAdmissionCache } from '../controllers/changegroup/release-plan-admissions.ts';
-import { isTerminalPhase, type ChangeGroupPhase } from '../domain/changegroup/model.ts';
-import type { ChangeGroupLink } from '../domain/pr-description/index.ts';
-import type { ObjectKey } from '../runtime/reconciler.ts';
-import type { Store } from '../runtime/store.ts';
+import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
 import { KubeLeaseLock } from '../adapters/kubernetes/lease-lock.ts';
-import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
-import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
-import { NudgeSweepReconciler, notStartedNudgeRunsFor } from '../controllers/nudge-sweeper.ts';
 import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
-import { StaleReferenceReconciler, nudgeConfigOfComponent } from '../controllers/stale-references.ts';
-import { CacheSyncTimeoutError, Controller, generationChanged } from '../runtime/controller.ts';
 import { EventRecorder } from '../runtime/events.ts';
 import { HealthServer } from '../runtime/health-server.ts';
-import { Informer } from '../runtime/informer.ts';
-import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../domain/nudge-pipelinerun.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { createRegistry } from '../runtime/metrics.ts';
 import { CachedComponentLookup } from '../webhooks/component-lookup.ts';
 import { changeGroupValidator } from '../webhooks/changegroup.ts';
-import { CachedNudgeEdgeLookup, StoreChangeGroupSource } from '../webhooks/changegroup-lookup.ts';
+import { CachedNudgeEdgeLookup } from '../webhooks/changegroup-lookup.ts';
+import { StoreChangeGroupSource } from '../cluster/changegroups.ts';
 import { nudgeConfigValidator } from '../webhooks/nudgeconfig.ts';
 import { pipelineRunHoldMutator } from '../webhooks/pipelinerun.ts';
 import {
@@ -48,8 +29,11 @@ import {
 import { DEFAULT_MAX_BODY_BYTES, WebhookServer } from '../webhooks/server.ts';
 import { inflightBudgetFromEnvironment } from '../webhooks/inflight-budget.ts';
 import { KubernetesMetricsAuthorizer, type MetricsAuthorizer } from '../runtime/metrics-auth.ts';
+import type { ControllerSettings } from '../controllers/settings.ts';
+import { SharedInformers } from '../runtime/shared-informers.ts';
+import { CONTROLLERS } from './controllers.ts';
 
-export interface ManagerOptions {
+export interface ManagerOptions extends ControllerSettings {
   readonly kubeConfig: KubeConfig;
   /** Watch one namespace; undefined watches all. */
   readonly namespace?: string;
@@ -75,27 +59,10 @@ export interface ManagerOptions {
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
   readonly logger: Logger;
-  /** The ChangeGroup controller's forges, git cache and pull request settings. */
-  readonly changeGroups?: ChangeGroupControllerOptions;
 }
 
-export interface ChangeGroupControllerOptions {
-  /** Default: the registry's public hosts and `forgeHosts`, with tokens from the tenant's SCM Secrets. */
-  readonly forgeResolver?: ForgeResolver;
-  /** Hosts besides the public ones (GitHub Enterprise, ...), by host name (`--<kind>-host`). */
-  readonly forgeHosts?: ReadonlyMap<string, HostedForge>;
-  /** Bare repositories reused across pull request updates; default `<tmpdir>/nudger-git`. */
-  readonly gitCacheDir?: string;
-  /** The identity of nudger's commits; the controller recognises its own commits by the email. */
-  readonly bot?: GitIdentity;
-  readonly link?: ChangeGroupLink;
-  /** How often open pull requests are re-read for human actions; default 30 s. */
-  readonly pollIntervalMs?: number;
-  readonly workers?: number;
-}
-
-export const DEFAULT_BOT: GitIdentity = { name: 'nudger', email: 'nudger@konflux-ci.dev' };
-const DEFAULT_POLL_INTERVAL_MS = 30_000;
+export type { ChangeGroupControllerOptions } from '../controllers/changegroup/controller.ts';
+export { DEFAULT_BOT } from '../controllers/changegroup/controller.ts';
 
 export interface RunningManager {
   readonly webhookPort: number;
@@ -138,23 +105,13 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const identity = `${process.env.POD_NAME ?? hostname()}_${randomBytes(4).toString('hex')}`;
   const scope = options.namespace === undefined ? {} : { namespace: options.namespace };
 
-  const components = new Informer<ComponentResource>({
-    source: new KubeListWatchSource(client.http, COMPONENTS, scope),
-    registry,
-    logger,
-  });
-  const nudgeConfigs = new Informer<NudgeConfigResource>({
-    source: new KubeListWatchSource(client.http, NUDGE_CONFIGS, scope),
-    registry,
-    logger,
-  });
-  // Read by the ChangeGroup and PipelineRun webhooks, so every replica runs it too.
-  const changeGroups = new Informer<KubeObject>({
-    source: new KubeListWatchSource(client.http, CHANGE_GROUPS, scope),
-    registry,
-    logger,
-  });
-  const informers: Informer<KubeObject>[] = [components, nudgeConfigs, changeGroups];
+  // One informer per resource for the whole replica: the webhooks read these caches on every
+  // replica; controllers share them, and a leadership term adds its own (nudge PipelineRuns).
+  const replicaInformers = new SharedInformers({ http: client.http, registry, logger, ...scope });
+  const components = replicaInformers.informer<ComponentResource>(COMPONENTS);
+  const nudgeConfigs = replicaInformers.informer<NudgeConfigResource>(NUDGE_CONFIGS);
+  const changeGroups = replicaInformers.informer<KubeObject>(CHANGE_GROUPS);
+  const informers = replicaInformers.own();
   const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
   // One lookup for both webhooks, so they share one rate limit of live checks.
   const componentLookup = new CachedComponentLookup(components.store, client);
@@ -234,98 +191,22 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const informerRuns = informers.map((informer) => informer.run(stopping.signal));
 
   const events = new EventRecorder({ client, component: 'nudger-manager', instance: identity, logger });
-  const syncTimeout =
-    options.cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs: options.cacheSyncTimeoutMs };
   const runControllers = async (leading: AbortSignal): Promise<void> => {
-    const staleReferences = new Controller({
-      reconciler: new StaleReferenceReconciler({
-        client,
-        nudgeConfigs: nudgeConfigs.store,
-        components: components.store,
-        events,
-      }),
+    const term = replicaInformers.forTerm();
+    const context = {
+      client,
+      informers: term,
+      events,
       registry,
       logger,
-      ...syncTimeout,
-    });
-    staleReferences.watch(nudgeConfigs, { updatePredicate: generationChanged });
-    // A Component's edits never change which names exist; only its creation and deletion matter.
-    staleReferences.watch(components, { map: nudgeConfigOfComponent, updatePredicate: () => false });
-
-    // Only the sweeper reads nudge PipelineRuns, so only the leader caches them (D2).
-    const nudgeRuns = new Informer<KubeObject>({
-      source: new KubeListWatchSource(client.http, PIPELINE_RUNS, {
-        ...scope,
-        labelSelector: `${NUDGE_TYPE_LABEL}=${NUDGE_TYPE_VALUE}`,
-      }),
-      registry,
-      logger,
-    });
-    const nudgeSweeper = new Controller({
-      reconciler: new NudgeSweepReconciler({
-        client,
-        pipelineRuns: nudgeRuns.store,
-        changeGroups: changeGroupSource,
-        events,
-      }),
-      registry,
-      logger,
-      ...syncTimeout,
-    });
-    nudgeSweeper.watch(nudgeRuns);
-    nudgeSweeper.watch(changeGroups, { map: notStartedNudgeRunsFor(nudgeRuns.store) });
-    // A cluster without Tekton's CRD never syncs this cache: the sweeper is a backstop, so that
-    // must not take the other controllers down with it. The informer keeps retrying and logging.
-    const sweeping = nudgeSweeper.start(leading).catch((error: unknown) => {
-      if (!(error instanceof CacheSyncTimeoutError)) throw error;
-      logger.error({ err: error }, 'nudge sweeper not running: the PipelineRun cache did not sync');
-    });
-    // D6 distribution repositories; optional (release-service may not be installed), never blocking.
-    const releasePlanAdmissions = new ReleasePlanAdmissionCache({ client, logger, registry, ...scope });
-    const changeGroupController = new Controller({
-      reconciler: changeGroupReconciler(options, client, {
-        changeGroups: changeGroups.store,
-        components: components.store,
-        nudgeConfigs: nudgeConfigs.store,
-        nudgeRuns: nudgeRuns.store,
-        releasePlanAdmissions: releasePlanAdmissions.store,
-        events,
-        metrics: changeGroupMetrics(registry),
-      }),
-      concurrency: options.changeGroups?.workers ?? 4,
-      registry,
-      logger,
-      ...syncTimeout,
-    });
-    // Status writes are the controller's own; only spec edits and deletions need a new look.
-    changeGroupController.watch(changeGroups, { updatePredicate: generationChanged });
-    changeGroupController.watch(nudgeRuns, { map: heldByChangeGroups });
-    // Only graph changes matter here. A Component's status moves on every build (lastPromotedImage),
-    // and waking every ChangeGroup of the namespace for it would re-read each one's pull request;
-    // the build's own nudge PipelineRun already wakes the ChangeGroup that holds it.
-    changeGroupController.watch(components, {
-      map: changeGroupsOfNamespace(changeGroups.store),
-      updatePredicate: generationChanged,
-    });
-    changeGroupController.watch(nudgeConfigs, {
-      map: changeGroupsOfNamespace(changeGroups.store),
-      updatePredicate: generationChanged,
-    });
-    const rpasRunning = releasePlanAdmissions.run(leading);
-    const changeGroupsRunning = (async () => {
-      await releasePlanAdmissions.settled(leading);
-      await changeGroupController.start(leading);
-    })().catch((error: unknown) => {
-      if (!(error instanceof CacheSyncTimeoutError)) throw error;
-      logger.error({ err: error }, 'ChangeGroup controller not running: a cache did not sync');
-    });
-    await Promise.all([
-      nudgeRuns.run(leading),
-      staleReferences.start(leading),
-      sweeping,
-      changeGroupsRunning,
-      rpasRunning,
-    ]);
+      ...scope,
+      ...(options.cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs: options.cacheSyncTimeoutMs }),
+      settings: options,
+    };
+    // Every replica here runs only webhooks and caches: every controller so far writes, so all are
+    // leader-only; one that is not would be started beside the informers instead.
+    const runs = CONTROLLERS.filter((c) => c.leaderOnly).map((controller) => controller.setUp(context));
+    await Promise.all([term.run(leading), ...runs.map((run) => run(leading))]);
   };
 
   // Controllers that end with an error end the manager (exit non-zero), leader or not: a leader
@@ -395,49 +276,6 @@ async function listen(
     if (typeof (error as { syscall?: unknown }).syscall === 'string') throw new ListenError(server, port, error);
     throw error;
   }
-}
-
-function changeGroupReconciler(
-  options: ManagerOptions,
-  client: KubeClient,
-  stores: Pick<
-    ChangeGroupReconcilerOptions,
-    'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'releasePlanAdmissions' | 'events' | 'metrics'
-  >,
-): ChangeGroupReconciler {
-  const settings = options.changeGroups ?? {};
-  const hosts = publicForgeHosts();
-  for (const [host, forge] of settings.forgeHosts ?? []) hosts.set(host, forge);
-  return new ChangeGroupReconciler({
-    client,
-    ...stores,
-    builds: new BuildVerifier(client),
-    forges: settings.forgeResolver ?? new HostedForgeResolver(client, hosts),
-    workspaces: new GitWorkspaces({ cacheDir: settings.gitCacheDir ?? join(tmpdir(), 'nudger-git') }),
-    bot: settings.bot ?? DEFAULT_BOT,
-    link: settings.link ?? { kind: 'kubectl' },
-    pollIntervalMs: settings.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-  });
-}
-
-/** A held nudge wakes the ChangeGroups its held-targets annotation names. */
-function heldByChangeGroups(run: KubeObject): ObjectKey[] {
-  const namespace = run.metadata?.namespace ?? '';
-  return changeGroupsHolding(run).map((name) => ({ namespace, name }));
-}
-
-/** A Component or NudgeConfig change can move any ChangeGroup of its namespace still collecting. */
-function changeGroupsOfNamespace(store: Store<KubeObject>): (object: KubeObject) => ObjectKey[] {
-  return (object) => {
-    const namespace = object.metadata?.namespace ?? '';
-    return store
-      .list(namespace)
-      .filter((cg) => {
-        const phase = (cg as { status?: { phase?: ChangeGroupPhase } }).status?.phase;
-        return phase === undefined || !isTerminalPhase(phase);
-      })
-      .map((cg) => ({ namespace, name: cg.metadata?.name ?? '' }));
-  };
 }
 
 /** The flag's value, or a share of the container's memory and heap limits (inflight-budget.ts). */

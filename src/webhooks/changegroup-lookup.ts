@@ -11,7 +11,7 @@ import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';
 import { readChangeGroupView } from '../domain/changegroup/admission.ts';
-import type { ChangeGroupSource, NudgeEdgeLookup } from './changegroup.ts';
+import type { NudgeEdgeLookup } from './changegroup.ts';
 
 /** Does `nudging` nudge `nudged`, by the namespace's NudgeConfig or the Component's build-nudges-ref? */
 export function hasNudgeEdge(
@@ -76,23 +76,5 @@ export class CachedNudgeEdgeLookup implements NudgeEdgeLookup {
       if (isNotFound(error)) return undefined;
       throw error;
     }
-  }
-}
-
-/** The namespace's ChangeGroups as the hold decision and admission read them. */
-export class StoreChangeGroupSource implements ChangeGroupSource {
-  readonly #store: Store<KubeObject>;
-
-  constructor(store: Store<KubeObject>) {
-    this.#store = store;
-  }
-
-  inNamespace(namespace: string): readonly ChangeGroupView[] {
-    return this.#store.list(namespace).flatMap((object) => {
-      // Being deleted: it holds nothing more, and it no longer blocks a successor at admission.
-      if (object.metadata?.deletionTimestamp !== undefined) return [];
-      const view = readChangeGroupView(object, namespace);
-      return view === undefined ? [] : [view];
-    });
   }
 }

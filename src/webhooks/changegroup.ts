@@ -7,6 +7,7 @@ import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from 
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import { componentCheckDenial, type ComponentLookup } from './nudgeconfig.ts';
 import { admittedApiVersion } from './served-versions.ts';
+import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 
 /** Which listed nudging Components have no edge to the target; a cache for speed, live to confirm. */
 export interface NudgeEdgeLookup {
@@ -16,11 +17,6 @@ export interface NudgeEdgeLookup {
     nudging: readonly string[],
     signal: AbortSignal,
   ): Promise<ReadonlySet<string>>;
-}
-
-/** The ChangeGroups of a namespace, from the informer cache. */
-export interface ChangeGroupSource {
-  inNamespace(namespace: string): readonly ChangeGroupView[];
 }
 
 export interface ChangeGroupValidatorLookups {

@@ -11,7 +11,7 @@ import {
 } from '../domain/changegroup/hold-decision.ts';
 import { readNudgePipelineRun } from '../domain/nudge-pipelinerun.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
-import type { ChangeGroupSource } from './changegroup.ts';
+import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 
 export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): AdmissionHandler {
   return (request: AdmissionRequest): AdmissionDecision => {
