@@ -7,10 +7,8 @@ import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
 import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
-import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';
-import { readChangeGroupView } from '../domain/changegroup/admission.ts';
 import type { NudgeEdgeLookup } from './changegroup.ts';
 
 /** Does `nudging` nudge `nudged`, by the namespace's NudgeConfig or the Component's build-nudges-ref? */

@@ -2,7 +2,6 @@
 // the facts through lookups (cache first, rate-limited live checks) and answers with the pure
 // decision of src/domain/changegroup/admission.ts.
 import { decideChangeGroupAdmission, nudgersToCheck, readChangeGroupView } from '../domain/changegroup/admission.ts';
-import type { ChangeGroupView } from '../domain/changegroup/hold-decision.ts';
 import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from '../schema/changegroup.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import { componentCheckDenial, type ComponentLookup } from './nudgeconfig.ts';
