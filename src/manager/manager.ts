@@ -111,7 +111,6 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const components = replicaInformers.informer<ComponentResource>(COMPONENTS);
   const nudgeConfigs = replicaInformers.informer<NudgeConfigResource>(NUDGE_CONFIGS);
   const changeGroups = replicaInformers.informer<KubeObject>(CHANGE_GROUPS);
-  const informers = replicaInformers.own();
   const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
   // One lookup for both webhooks, so they share one rate limit of live checks.
   const componentLookup = new CachedComponentLookup(components.store, client);
@@ -145,10 +144,11 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const health = new HealthServer({ port: options.healthPort, registry, ...hostOf(options), ...metricsAuthorizer });
   const threshold = options.watchDownThresholdMs ?? DEFAULT_WATCH_DOWN_THRESHOLD_MS;
   health.addReadinessCheck('informers-synced', () =>
-    informers.every((i) => i.hasSynced()) ? true : 'informer caches have not synced yet',
+    replicaInformers.own().every((i) => i.hasSynced()) ? true : 'informer caches have not synced yet',
   );
   health.addReadinessCheck('watches', () => {
-    const down = informers
+    const down = replicaInformers
+      .own()
       .map((i) => i.health())
       .find((h) => h.downSinceMs !== undefined && Date.now() - h.downSinceMs > threshold);
     return down === undefined ? true : `a watch has been down for more than ${String(threshold / 1000)} s`;
@@ -188,24 +188,29 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     throw error;
   }
   const stopping = new AbortController();
-  const informerRuns = informers.map((informer) => informer.run(stopping.signal));
-
   const events = new EventRecorder({ client, component: 'nudger-manager', instance: identity, logger });
+  const context = {
+    client,
+    events,
+    registry,
+    logger,
+    ...scope,
+    ...(options.cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs: options.cacheSyncTimeoutMs }),
+    settings: options,
+  };
+  // Controllers every replica runs set up first, so that the informers they ask for run with the
+  // replica's; none writes today (writers are leader-only), but the composition does not assume it.
+  const replicaControllers = CONTROLLERS.filter((c) => !c.leaderOnly).map((controller) =>
+    controller.setUp({ ...context, informers: replicaInformers }),
+  );
+  const informerRuns = replicaInformers.own().map((informer) => informer.run(stopping.signal));
+
   const runControllers = async (leading: AbortSignal): Promise<void> => {
+    // A leadership term's own informers (nudge PipelineRuns) start and stop with it.
     const term = replicaInformers.forTerm();
-    const context = {
-      client,
-      informers: term,
-      events,
-      registry,
-      logger,
-      ...scope,
-      ...(options.cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs: options.cacheSyncTimeoutMs }),
-      settings: options,
-    };
-    // Every replica here runs only webhooks and caches: every controller so far writes, so all are
-    // leader-only; one that is not would be started beside the informers instead.
-    const runs = CONTROLLERS.filter((c) => c.leaderOnly).map((controller) => controller.setUp(context));
+    const runs = CONTROLLERS.filter((c) => c.leaderOnly).map((controller) =>
+      controller.setUp({ ...context, informers: term }),
+    );
     await Promise.all([term.run(leading), ...runs.map((run) => run(leading))]);
   };
 
@@ -217,6 +222,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     logger.error({ err: error }, 'manager failed');
     void stop();
   };
+  const replicaControllersRunning = Promise.all(replicaControllers.map((run) => run(stopping.signal).catch(fail)));
   const leadership: Promise<void> = elector
     ? elector.run(stopping.signal, {
         onStartedLeading: (leading) => {
@@ -240,6 +246,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
         logger.error({ err: error }, 'controllers ended with an error');
       });
       await webhook.stop();
+      await replicaControllersRunning;
       await Promise.allSettled(informerRuns);
       await events.flush();
       await health.stop();
