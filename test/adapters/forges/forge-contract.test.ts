@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
-import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
+import { FORGE_REGISTRY, HOSTED_FORGE_KINDS, type HostedForgeKind } from '../../../src/adapters/forges/registry.ts';
 import { LocalForge } from '../../../src/adapters/forges/local/local-forge.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
 import type { ForgeProvider } from '../../../src/adapters/forges/types.ts';
@@ -10,6 +10,8 @@ import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
 import { startGitHubEmulator } from '../../support/github-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../git/helpers.ts';
 import { CONTRACT_AUTHOR, CONTRACT_MESSAGE, runForgeContract } from './forge-contract.ts';
+
+type ContractSetup = Parameters<typeof runForgeContract>[1];
 
 after(removeTempDirs);
 
@@ -47,25 +49,34 @@ runForgeContract('local', async () => {
 
 const TOKEN = 'ghs_contractToken0123456789abcdef';
 
-runForgeContract('github (emulated)', async () => {
-  const emulator = await startGitHubEmulator({ token: TOKEN });
-  await emulator.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' });
-  const forge = new GitHubForge({
-    apiUrl: emulator.apiUrl,
-    gitBaseUrl: emulator.gitBaseUrl,
-    credentials: new Credentials({ token: TOKEN }),
-  });
-  const repo = parseRepositoryUrl('https://github.com/acme/bundle');
-  return {
-    provider: forge,
-    repo,
-    pushBranch: pusher(forge, repo, join(tempDir('contract-github'), 'cache')),
-    merge: (number) => emulator.mergePullRequest('acme', 'bundle', number),
-    close: (number) => emulator.closePullRequest('acme', 'bundle', number),
-    teardown: async () => {
-      const violations = [...emulator.contractViolations];
-      await emulator.close();
-      assert.deepEqual(violations, [], 'requests and responses follow GitHub’s OpenAPI description');
-    },
-  };
-});
+/**
+ * One emulator per forge kind of the registry: the Record type makes a new registry entry without
+ * an emulator a type error, and each provider is built by its registry factory, so the factory
+ * the manager uses is what the contract checks.
+ */
+const EMULATED: Readonly<Record<HostedForgeKind, () => ReturnType<ContractSetup>>> = {
+  github: async () => {
+    const emulator = await startGitHubEmulator({ token: TOKEN });
+    await emulator.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' });
+    const forge = FORGE_REGISTRY.github.create({
+      apiUrl: emulator.apiUrl,
+      gitBaseUrl: emulator.gitBaseUrl,
+      credentials: new Credentials({ token: TOKEN }),
+    });
+    const repo = parseRepositoryUrl('https://github.com/acme/bundle');
+    return {
+      provider: forge,
+      repo,
+      pushBranch: pusher(forge, repo, join(tempDir('contract-github'), 'cache')),
+      merge: (number) => emulator.mergePullRequest('acme', 'bundle', number),
+      close: (number) => emulator.closePullRequest('acme', 'bundle', number),
+      teardown: async () => {
+        const violations = [...emulator.contractViolations];
+        await emulator.close();
+        assert.deepEqual(violations, [], 'requests and responses follow GitHub’s OpenAPI description');
+      },
+    };
+  },
+};
+
+for (const kind of HOSTED_FORGE_KINDS) runForgeContract(`${kind} (emulated)`, EMULATED[kind]);
