@@ -75,7 +75,10 @@ describe('olmOperatorScenario on in-memory files', () => {
   const component = (name: string): string =>
     `apiVersion: appstudio.redhat.com/v1alpha1\nkind: Component\nmetadata: {name: ${name}}\nspec: {application: demo, containerImage: quay.io/d/${name}}\n`;
   const files: OlmOperatorFiles = {
-    kustomization: { path: 'kustomization.yaml', text: 'namespace: demo-tenant\n' },
+    kustomization: {
+      path: 'kustomization.yaml',
+      text: 'namespace: demo-tenant\nresources: [c.yaml, nudge-config.yaml]\n',
+    },
     manifests: [
       { path: 'c.yaml', text: `${component('op')}---\n${component('bundle')}---\nkind: ConfigMap\napiVersion: v1\n` },
       {

@@ -5,7 +5,10 @@ import { MAX_NUDGING_COMPONENTS } from '../../domain/changegroup/model.ts';
 import { parseDocuments } from '../../manifest/documents.ts';
 import { isRecord } from '../../domain/records.ts';
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
-import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../../schema/nudgeconfig.ts';
+import { buildNamespaceGraph, edgeKey } from '../../domain/graph.ts';
+import type { NudgeEdge } from '../../domain/model.ts';
+import { placeByKustomize } from '../../manifest/kustomize-placement.ts';
+import { parseManifestSet } from '../../manifest/parse.ts';
 import { initialDigest, syntheticDigest } from './objects.ts';
 import { checkScenarioDocument } from './parse.ts';
 import type { BuildStep, Scenario, ScenarioChangeGroup, ScenarioComponent, ScenarioDocument } from './schema.ts';
@@ -39,7 +42,8 @@ export const DEFAULT_SEED = 1;
 export const DEFAULT_REBUILDS = 2;
 
 /**
- * Every Component of the example, the NudgeConfig's edges as `nudges`, the bundle repository as
+ * Every Component of the example, the namespace's nudge edges (NudgeConfig entries and
+ * build-nudges-ref, by the one graph derivation) as `nudges`, the bundle repository as
  * the files of every nudged component, one ChangeGroup per nudged component (collecting every
  * component that nudges it), and steps: every nudging component built once in a seeded shuffled
  * order, with `rebuilds` of them built again before the last first build, so that with
@@ -47,18 +51,18 @@ export const DEFAULT_REBUILDS = 2;
  */
 export function olmOperatorScenario(files: OlmOperatorFiles, options: DefaultScenarioOptions = {}): Scenario {
   const namespace = stringAt(firstDocument(files.kustomization), 'namespace') ?? 'sandbox';
+  // The edges come from the one graph derivation, reading the files as `nudger graph` does
+  // (kustomize places the namespace-less Components in the tenant's namespace).
+  const inputs = [files.kustomization, ...files.manifests];
+  const graph = buildNamespaceGraph(namespace, placeByKustomize(parseManifestSet(inputs), inputs));
+  const edges = distinctEdges(graph.edges);
   const components: { name: string; image: string; application?: string; gitRevision?: string }[] = [];
-  const edges: { from: string; to: string }[] = [];
   for (const file of files.manifests) {
     for (const doc of parseDocuments(file.path, file.text)) {
       const value = doc.value;
-      if (!isRecord(value)) continue;
-      if (value.kind === COMPONENT_KIND && value.apiVersion === COMPONENT_API_VERSION) {
-        const component = componentOf(value);
-        if (component !== undefined) components.push(component);
-      } else if (value.kind === NUDGE_CONFIG_KIND && value.apiVersion === NUDGE_CONFIG_API_VERSION) {
-        edges.push(...edgesOf(value));
-      }
+      if (!isRecord(value) || value.kind !== COMPONENT_KIND || value.apiVersion !== COMPONENT_API_VERSION) continue;
+      const component = componentOf(value);
+      if (component !== undefined) components.push(component);
     }
   }
   components.sort((a, b) => compareStrings(a.name, b.name));
@@ -190,13 +194,13 @@ function componentOf(
   };
 }
 
-function edgesOf(value: Record<string, unknown>): { from: string; to: string }[] {
-  const spec = value.spec;
-  const nudges = isRecord(spec) ? spec.nudges : undefined;
-  if (!Array.isArray(nudges)) return [];
-  return nudges.flatMap((entry: unknown) =>
-    isRecord(entry) && typeof entry.from === 'string' && typeof entry.to === 'string'
-      ? [{ from: entry.from, to: entry.to }]
-      : [],
-  );
+/** Each (from, to) pair once, in declaration order; the scenario has no use for modes or origins. */
+function distinctEdges(edges: readonly NudgeEdge[]): { from: string; to: string }[] {
+  const seen = new Set<string>();
+  return edges.flatMap((edge) => {
+    const key = edgeKey(edge);
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ from: edge.from, to: edge.to }];
+  });
 }
