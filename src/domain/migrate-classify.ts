@@ -1,9 +1,10 @@
 // Decides what a parsed manifest document is to the migration and reads the values it needs,
 // refusing (with file and line) anything it could not rewrite without guessing.
+import { unknownApiVersion } from '../schema/api-versions.ts';
 import { MigrationError } from './migrate-error.ts';
 import {
   BUILD_NUDGES_REF,
-  COMPONENT_API_GROUP,
+  COMPONENT_API_VERSION,
   NUDGER_NUDGE_CONFIG_API_VERSION,
   UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION,
   UPSTREAM_NUDGE_CONFIG_API_VERSION,
@@ -64,9 +65,7 @@ export function classifyDocument(value: unknown, file: string, locate: Locator):
   if (!isPlainObject(value)) return { kind: 'other' };
   const { apiVersion, kind } = value;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return { kind: 'other' };
-  if (kind === 'Component' && apiVersion.startsWith(`${COMPONENT_API_GROUP}/`)) {
-    return readComponent(value, file, locate);
-  }
+  if (kind === 'Component' && apiVersion === COMPONENT_API_VERSION) return readComponent(value, file, locate);
   if (kind === 'NudgeConfig' && apiVersion === NUDGER_NUDGE_CONFIG_API_VERSION) {
     return readNudgeConfig(value, 'nudger', file, locate);
   }
@@ -76,8 +75,32 @@ export function classifyDocument(value: unknown, file: string, locate: Locator):
   ) {
     return readNudgeConfig(value, 'upstream-v1beta2', file, locate);
   }
+  const known = migratedKindInUnknownVersion(kind, apiVersion);
+  if (known !== undefined) {
+    const namespace = field(value.metadata, 'namespace');
+    return {
+      kind: 'unknown-version',
+      objectKind: kind,
+      apiVersion,
+      known,
+      // Read leniently: the object is not migrated, only reported, and a malformed namespace
+      // reads as unset (the namespace a kustomization may still give it).
+      namespace: typeof namespace === 'string' ? namespace : '',
+      name: readName(value),
+    };
+  }
   if (kind.endsWith('List')) refuseListedSources(value, file, locate);
   return { kind: 'other' };
+}
+
+/**
+ * The versions nudger reads, for a Component or NudgeConfig of nudger's groups in any other
+ * apiVersion (validate's unknown-api-version rule, src/schema/api-versions.ts); else undefined.
+ * ChangeGroups, which that rule also covers, hold no edges and the migration reads none in any
+ * version, so they are none of its business.
+ */
+function migratedKindInUnknownVersion(kind: unknown, apiVersion: unknown): readonly string[] | undefined {
+  return kind === 'Component' || kind === 'NudgeConfig' ? unknownApiVersion(kind, apiVersion) : undefined;
 }
 
 // A `List` would need its items rewritten inside one document; no GitOps tree we know of keeps
@@ -102,10 +125,14 @@ function refuseListedSources(
     }
     const spec = item.spec;
     const hasNudgesRef = kind === 'Component' && isPlainObject(spec) && BUILD_NUDGES_REF in spec;
-    if (hasNudgesRef || kind === 'NudgeConfig') {
+    // An item in a version nudger does not read is reported like a document of its own would be
+    // (migrate-unknown-versions.ts), which needs it to be one.
+    const unknownVersion = migratedKindInUnknownVersion(kind, item.apiVersion) !== undefined;
+    if (hasNudgesRef || kind === 'NudgeConfig' || unknownVersion) {
+      const version = unknownVersion ? ` of apiVersion ${JSON.stringify(item.apiVersion)}` : '';
       throw new MigrationError(
         file,
-        `${here.join('.')} is a ${kind} inside a List; split the List into separate documents and rerun`,
+        `${here.join('.')} is a ${kind ?? ''}${version} inside a List; split the List into separate documents and rerun`,
         locate(here),
       );
     }

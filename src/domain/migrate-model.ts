@@ -10,7 +10,8 @@ export const UPSTREAM_NUDGE_CONFIG_API_VERSION = 'appstudio.redhat.com/v1beta2';
  * under upstream's looser rules, so migration converts it like the older group's (and judges it).
  */
 export const UPSTREAM_KONFLUX_NUDGE_CONFIG_API_VERSION = 'konflux-ci.dev/v1beta2';
-export const COMPONENT_API_GROUP = 'appstudio.redhat.com';
+/** The only Component version nudger reads (src/schema/component.ts); others are unknown-version. */
+export const COMPONENT_API_VERSION = 'appstudio.redhat.com/v1alpha1';
 export const BUILD_NUDGES_REF = 'build-nudges-ref';
 
 /** One `spec.nudges[]` entry as the migration copies it: only the fields ADR 67 defines. */
@@ -39,6 +40,20 @@ export type DocRole =
       readonly entries: readonly MigrationEntry[];
     }
   | { readonly kind: 'kustomization'; readonly resources: unknown; readonly value: unknown }
+  /**
+   * A Component or NudgeConfig of nudger's groups in an apiVersion nudger does not read (the
+   * unknown-api-version rule of src/schema/api-versions.ts): never migrated, never ignored in
+   * silence (see migrate-unknown-versions.ts).
+   */
+  | {
+      readonly kind: 'unknown-version';
+      readonly objectKind: string;
+      readonly apiVersion: string;
+      /** The versions nudger reads this kind in. */
+      readonly known: readonly string[];
+      readonly namespace: string;
+      readonly name: string | undefined;
+    }
   | { readonly kind: 'other' };
 
 export type DocOp =

@@ -30,8 +30,9 @@ export type Placed<T> = T & { readonly setBy?: string };
 const REFUSAL = 'refusing to migrate (nothing was written)';
 
 /**
- * `documents` with every Component and NudgeConfig in the namespace kustomize gives it (one copy
- * per namespace); other documents as they are. Throws UnsafeMigrationError listing every problem.
+ * `documents` with every Component and NudgeConfig (also those of a version nudger does not read)
+ * in the namespace kustomize gives it (one copy per namespace); other documents as they are.
+ * Throws UnsafeMigrationError listing every problem.
  */
 export function placeDocuments<T extends Doc>(
   files: readonly { readonly path: string; readonly text: string }[],
@@ -42,7 +43,9 @@ export function placeDocuments<T extends Doc>(
   );
   const layout = resolveKustomizeLayout(inputs);
   const placed = documents.flatMap((doc): Placed<T>[] => {
-    if (doc.role.kind !== 'component' && doc.role.kind !== 'nudge-config') return [doc];
+    if (doc.role.kind !== 'component' && doc.role.kind !== 'nudge-config' && doc.role.kind !== 'unknown-version') {
+      return [doc];
+    }
     const { role } = doc;
     return layout.namespacesOf(doc.path, role.namespace).map(({ namespace, setBy }) => {
       if (namespace === role.namespace && setBy === undefined) return doc;

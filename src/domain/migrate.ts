@@ -48,7 +48,8 @@ import {
   type PlannedEntry,
   type PlannedNudgeConfig,
 } from './migrate-check.ts';
-import { MigrationError } from './migrate-error.ts';
+import { MigrationError, UnsafeMigrationError } from './migrate-error.ts';
+import { reportUnknownVersions, type UnknownVersionDoc } from './migrate-unknown-versions.ts';
 import { mayHoldReadKind } from './read-kinds.ts';
 import { SharedTargets, namespaceSetter, placeDocuments } from './migrate-namespaces.ts';
 import { jsonLocator, parseJsonSource, renderJsonSource, type JsonSource } from './migrate-json.ts';
@@ -154,6 +155,8 @@ interface LoadedDocument {
 
 type ComponentDoc = LoadedDocument & { readonly role: Extract<DocRole, { kind: 'component' }> };
 type NudgeConfigDoc = LoadedDocument & { readonly role: Extract<DocRole, { kind: 'nudge-config' }> };
+const isUnknownVersionDoc = (doc: LoadedDocument): doc is LoadedDocument & UnknownVersionDoc =>
+  doc.role.kind === 'unknown-version';
 
 function isManifestPath(path: string): boolean {
   return /\.(ya?ml|json)$/i.test(path) || isKustomizationPath(path);
@@ -333,6 +336,8 @@ function planOnce(
     doc.role.name === undefined ? [] : [{ namespace: doc.role.namespace, name: doc.role.name, file: doc.path }],
   );
   let edgeCount = 0;
+  /** The namespaces whose files this migration rewrites. */
+  const migrated = new Set<string>();
 
   const namespaces = [...new Set([...components, ...nudgeConfigs].map((doc) => doc.role.namespace))].sort();
   for (const namespace of namespaces) {
@@ -344,6 +349,7 @@ function planOnce(
     const upstream = inNamespace(nudgeConfigs).filter((doc) => doc.role.flavour === 'upstream-v1beta2');
     const ours = inNamespace(nudgeConfigs).filter((doc) => doc.role.flavour === 'nudger');
     if (referring.length === 0 && upstream.length === 0) continue;
+    migrated.add(namespace);
 
     const dropped = (entry: MigrationEntry): boolean => drop.has(dropKey(namespace, entry.from, entry.to));
     const sourceEntries = collectSourceEntries(upstream, referring, dropped);
@@ -425,6 +431,13 @@ function planOnce(
   }
 
   sharedTargets.verify(nudgeConfigs);
+  const unknownVersions = reportUnknownVersions(documents.filter(isUnknownVersionDoc), migrated);
+  if (unknownVersions.problems.length > 0) {
+    throw new UnsafeMigrationError(
+      'refusing to migrate (nothing was written): objects in a version nudger does not read',
+      unknownVersions.problems,
+    );
+  }
 
   for (const [path, names] of resourcesToAdd) {
     const file = byPath.get(path);
@@ -454,6 +467,7 @@ function planOnce(
         ? []
         : [`skipped ${file.skipped} (it holds no Component, NudgeConfig or kustomization, so nothing to migrate)`],
     ),
+    ...unknownVersions.notes,
     ...check.unjudged.map(
       (namespace) =>
         `the input holds no Component of ${namespace === '' ? 'the unset namespace' : `namespace ${namespace}`}, ` +

@@ -11,7 +11,7 @@ import {
 } from '../../src/domain/migrate.ts';
 import {
   BUILD_NUDGES_REF,
-  COMPONENT_API_GROUP,
+  COMPONENT_API_VERSION as MODEL_COMPONENT_API_VERSION,
   NUDGER_NUDGE_CONFIG_API_VERSION,
   UPSTREAM_NUDGE_CONFIG_API_VERSION,
 } from '../../src/domain/migrate-model.ts';
@@ -467,7 +467,7 @@ describe('migration constants and names', () => {
     assert.equal(NUDGER_NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_API_VERSION);
     assert.equal(UPSTREAM_NUDGE_CONFIG_API_VERSION, SCHEMA_UPSTREAM_API_VERSION);
     assert.equal(BUILD_NUDGES_REF, SCHEMA_BUILD_NUDGES_REF);
-    assert.ok(COMPONENT_API_VERSION.startsWith(`${COMPONENT_API_GROUP}/`));
+    assert.equal(MODEL_COMPONENT_API_VERSION, COMPONENT_API_VERSION);
   });
 
   it('quotes names that YAML 1.1 or 1.2 would not read back as the same string', () => {
