@@ -9,9 +9,14 @@ export interface CliIo {
   readonly cwd: string;
 }
 
-/** A line (or lines) of text output, with control characters from the input made visible. */
+/**
+ * Exactly one line of text output: every control character in it, newline and carriage return
+ * included, is made visible (format/terminal-text.ts), so a name from the input can neither carry
+ * a terminal escape nor start a line of its own (`b\n::error file=x::` would be a CI annotation).
+ * A command that prints several lines calls this once per line.
+ */
 export function writeLine(stream: Writable, text = ''): void {
-  stream.write(`${text.split('\n').map(terminalSafe).join('\n')}\n`);
+  stream.write(`${terminalSafe(text)}\n`);
 }
 
 export function writeJson(stream: Writable, value: unknown): void {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { NamespaceGraph } from '../../src/domain/graph.ts';
 import type { NudgeEdge } from '../../src/domain/model.ts';
 import { renderDot, renderMermaid } from '../../src/cli/format/graph.ts';
-import { terminalSafe } from '../../src/cli/format/terminal-text.ts';
+import { terminalSafe, terminalSafeLines } from '../../src/cli/format/terminal-text.ts';
 import { runCli } from './run-cli.ts';
 
 // eslint-disable-next-line no-control-regex -- asserting their absence is the point
@@ -29,6 +29,13 @@ describe('terminalSafe', () => {
   it('makes every control character visible and leaves the rest alone', () => {
     assert.equal(terminalSafe('a\u001b[31mb\nc\td\u0007\u009b\u202e'), 'a\\x1b[31mb\\nc\\td\\x07\\x9b\\u202e');
     assert.equal(terminalSafe('tenant/nudge-config.yaml:3: ünïcode ✓'), 'tenant/nudge-config.yaml:3: ünïcode ✓');
+  });
+
+  it('for text with lines of its own, keeps newlines, tabs and CRLF line ends, and escapes the rest', () => {
+    assert.equal(
+      terminalSafeLines('a\tb\r\nc\u001b[2Jd\re\n\u009b31m\u202ef\r'),
+      'a\tb\r\nc\\x1b[2Jd\\re\n\\x9b31m\\u202ef\\r',
+    );
   });
 });
 

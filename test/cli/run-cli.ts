@@ -12,7 +12,8 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-function capture(): { stream: PassThrough; text: () => string } {
+/** A stream that keeps what is written to it. */
+export function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -118,3 +118,56 @@ describe('nudger migrate --cluster', () => {
     assert.equal((await runCli(['migrate', '--apply', 'some/dir'])).code, 2);
   });
 });
+
+describe('nudger migrate --cluster text output', () => {
+  it('prints hostile build-nudges-ref entries escaped, one problem per line', async () => {
+    await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'hostile' } });
+    // The CRD lets build-nudges-ref hold any string: an SGR colour, an OSC 8 link, a carriage
+    // return, and a newline followed by a GitHub Actions annotation.
+    const colour = { raw: 'red\u001b[31mx', quoted: String.raw`"red\u001b[31mx"` };
+    const link = {
+      raw: '\u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007',
+      quoted: String.raw`"\u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007"`,
+    };
+    const carriageReturn = { raw: 'ok\rfake', quoted: String.raw`"ok\rfake"` };
+    const annotation = { raw: 'b\n::error file=x::forged', quoted: String.raw`"b\n::error file=x::forged"` };
+    const hostile = [colour, link, carriageReturn, annotation];
+    await client.create(COMPONENTS, component('hostile', 'a', [...hostile.map((h) => h.raw), 'a', 'b']));
+    await client.create(COMPONENTS, component('hostile', 'b'));
+    const result = await runCli([
+      'migrate',
+      '--cluster',
+      '--kubeconfig',
+      plane.kubeconfigPath,
+      '--namespace',
+      'hostile',
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    const rule =
+      "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+    // The planned NudgeConfig's entries, sorted by target; entry 1 is b.
+    const entries = [
+      { index: 0, h: link },
+      { index: 2, h: annotation },
+      { index: 3, h: carriageReturn },
+      { index: 4, h: colour },
+    ].map(({ index, h }) => ({
+      at: `NudgeConfig hostile/nudge-config spec.nudges[${String(index)}].to`,
+      quoted: h.quoted,
+    }));
+    assert.deepEqual(result.stdout.split('\n'), [
+      'hostile: NOT migrated, the resulting nudge-config would be refused:',
+      '  Component hostile/a lists itself in build-nudges-ref; that entry is left out',
+      ...hostile.map(
+        (h, i) =>
+          `  [invalid-name] Component hostile/a spec.build-nudges-ref[${String(i)}]: ${h.quoted} is not a valid component name: ${rule}`,
+      ),
+      ...entries.flatMap(({ at, quoted }) => [
+        `  [invalid-name] ${at} ${quoted}: ${rule}`,
+        `  [invalid-name] ${at}: ${quoted} is not a valid component name: ${rule}`,
+      ]),
+      '  [self-nudge] Component hostile/a spec.build-nudges-ref[4]: the component lists itself; a component cannot nudge itself',
+      '',
+    ]);
+  });
+});

@@ -26,7 +26,8 @@ export interface ClusterMigrateOptions {
 
 type Action = 'create' | 'merge' | 'unchanged' | 'invalid';
 
-interface NamespaceOutcome {
+/** What happened (or would) in one namespace; also the JSON report's `namespaces` entries. */
+export interface NamespaceOutcome {
   namespace: string;
   action: Action;
   added: { from: string; to: string }[];
@@ -54,7 +55,7 @@ export async function clusterMigrateCommand(options: ClusterMigrateOptions, io: 
     for (const [namespace, components] of [...byNamespace].sort(([a], [b]) => compareStrings(a, b))) {
       outcomes.push(await migrateNamespace(client, namespace, components, options.apply));
     }
-    report(outcomes, options, io);
+    reportClusterMigration(outcomes, options, io);
     return outcomes.some((o) => o.action === 'invalid') ? EXIT_FINDINGS : EXIT_OK;
   } finally {
     client.close();
@@ -148,7 +149,15 @@ function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-function report(outcomes: readonly NamespaceOutcome[], options: ClusterMigrateOptions, io: CliIo): void {
+/**
+ * JSON, or one line per namespace and per problem: names come from the cluster (build-nudges-ref
+ * holds any string), and writeLine keeps each of them on its line, escaped.
+ */
+export function reportClusterMigration(
+  outcomes: readonly NamespaceOutcome[],
+  options: Pick<ClusterMigrateOptions, 'apply' | 'output'>,
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+): void {
   if (options.output === 'json') {
     writeJson(io.stdout, {
       applied: options.apply,

@@ -1,4 +1,4 @@
-import { createTwoFilesPatch } from 'diff';
+import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
 import { readManifestFiles } from '../../adapters/fs/read-inputs.ts';
 import { writeFilesAtomically } from '../../adapters/fs/write-files.ts';
 import {
@@ -11,6 +11,7 @@ import {
 } from '../../domain/migrate.ts';
 import { formatProblem } from '../../domain/migrate-error.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
+import { terminalSafeLines } from '../format/terminal-text.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
 import { type LoadOptions, readOptions } from '../load.ts';
 
@@ -32,7 +33,6 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
     reportUnsafe(error, options.output, io);
     return EXIT_FINDINGS;
   }
-  // In commit order, so that a crash between two renames loses no edge (a rerun completes it).
   // In commit order, so that a crash between two renames loses no edge (a rerun completes it).
   if (options.write)
     await writeFilesAtomically(commitOrder(result.changes).map(({ path, after }) => ({ path, text: after })));
@@ -68,18 +68,28 @@ function droppedLine(edge: DroppedEdge, written: boolean): string {
   return `${written ? 'dropped' : 'would drop'} (--drop-invalid) ${ns}${edge.from} -> ${edge.to} [${edge.rule}] declared at ${where.join(', ')}: ${edge.reason}`;
 }
 
+/**
+ * The dry run's unified diff, safe on a terminal (docs/cli.md). jsdiff C-quotes a file name that
+ * holds anything but printable ASCII, as git does (`"a/x\033[31m.yaml"`), so a header is one
+ * line that `git apply` and `patch` still read. In the lines, the files' newlines, tabs and CRLF
+ * line ends stay, so an ordinary file's diff applies as it is; any other control character is
+ * written as a visible escape, so a hostile file can put neither a terminal escape nor a line of
+ * its own on screen (nor in a CI log).
+ */
 export function unifiedDiff(result: MigrationResult): string {
   return result.changes
     .map((change) =>
-      createTwoFilesPatch(
-        change.before === undefined ? '/dev/null' : diffPath('a', change.path),
-        diffPath('b', change.path),
-        change.before ?? '',
-        change.after,
-        undefined,
-        undefined,
-        { context: 3 },
-      ).replace(/^=+\n/, ''),
+      terminalSafeLines(
+        createTwoFilesPatch(
+          change.before === undefined ? '/dev/null' : diffPath('a', change.path),
+          diffPath('b', change.path),
+          change.before ?? '',
+          change.after,
+          undefined,
+          undefined,
+          { context: 3, headerOptions: FILE_HEADERS_ONLY },
+        ),
+      ),
     )
     .join('');
 }

@@ -4,7 +4,7 @@ import { loadDefaultScenario, loadScenarioFile } from '../../sandbox/scenario/lo
 import { renderResultText } from '../../sandbox/scenario/result.ts';
 import { runSandbox } from '../../sandbox/run.ts';
 import { EXIT_OK } from '../errors.ts';
-import type { CliIo } from '../io.ts';
+import { type CliIo, writeJson, writeLine } from '../io.ts';
 
 export interface SandboxCommandOptions {
   readonly scenario?: string;
@@ -25,6 +25,12 @@ export async function sandboxCommand(options: SandboxCommandOptions, io: CliIo):
     compare: options.scenario === undefined,
     logger,
   });
-  io.stdout.write(options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderResultText(result));
+  if (options.output === 'json') {
+    writeJson(io.stdout, result);
+    return EXIT_OK;
+  }
+  // The scenario's names are DNS-1123 (its schema), but each line goes through writeLine as
+  // everywhere else, so nothing from the scenario or the forge reaches the terminal as an escape.
+  for (const line of renderResultText(result).replace(/\n$/, '').split('\n')) writeLine(io.stdout, line);
   return EXIT_OK;
 }
