@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { applyPatch, parsePatch } from 'diff';
 import { reportClusterMigration } from '../../src/cli/commands/migrate-cluster.ts';
+import { componentText } from '../support/manifest-text.ts';
 import { capture, runCli, tempTree } from './run-cli.ts';
 
 interface Hostile {
@@ -45,18 +46,14 @@ const INVALID =
 // eslint-disable-next-line no-control-regex -- asserting their absence is the point
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-const component = (name: string, nudges: readonly string[] = [], comment = ''): string =>
-  [
-    'apiVersion: appstudio.redhat.com/v1alpha1',
-    'kind: Component',
-    'metadata:',
-    `  name: ${name}`,
-    '  namespace: ns',
-    'spec:',
-    `  componentName: ${name}${comment}`,
-    ...(nudges.length === 0 ? [] : ['  build-nudges-ref:', ...nudges.map((to) => `    - ${JSON.stringify(to)}`)]),
-    '',
-  ].join('\n');
+/** Component `name` of namespace ns; each of `nudges` is written as a JSON-quoted YAML scalar. */
+const component = (name: string, nudges: readonly string[] = [], containerImage?: string): string =>
+  componentText({
+    namespace: 'ns',
+    name,
+    nudges: nudges.map((to) => JSON.stringify(to)),
+    ...(containerImage === undefined ? {} : { containerImage }),
+  });
 
 /** Runs `test` on a temporary tree of `files`, removed afterwards. */
 async function inTree(files: Record<string, string>, test: (root: string) => Promise<void>): Promise<void> {
@@ -191,7 +188,7 @@ describe('the migrate dry-run diff', () => {
       [`${HOSTILE_DIR_NAME}/a.yaml`]: component(
         'a',
         ['b'],
-        '  # \u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 ok\rfake',
+        'quay.io/org/a  # \u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 ok\rfake',
       ),
       [`${HOSTILE_DIR_NAME}/b.yaml`]: component('b'),
     };
@@ -203,10 +200,10 @@ describe('the migrate dry-run diff', () => {
       assert.deepEqual(linesOf(result.stdout), [
         `--- "a/${dir}/a.yaml"`,
         `+++ "b/${dir}/a.yaml"`,
-        '@@ -5,5 +5,3 @@',
-        '   namespace: ns',
+        '@@ -6,5 +6,3 @@',
         ' spec:',
-        String.raw`   componentName: a  # \x1b[31mred\x1b[0m \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 ok\rfake`,
+        '   componentName: a',
+        String.raw`   containerImage: quay.io/org/a  # \x1b[31mred\x1b[0m \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 ok\rfake`,
         '-  build-nudges-ref:',
         '-    - "b"',
         '--- /dev/null',
@@ -237,12 +234,12 @@ describe('the migrate dry-run diff', () => {
   it('stays a patch that applies for ordinary files, CRLF line ends and tabs included', async () => {
     const crlf = (text: string): string => text.replaceAll('\n', '\r\n');
     await inTree(
-      { 'app/a.yaml': crlf(component('a', ['b'], ' #\tcomment')), 'app/b.yaml': component('b') },
+      { 'app/a.yaml': crlf(component('a', ['b'], 'quay.io/org/a #\tcomment')), 'app/b.yaml': component('b') },
       async (root) => {
         const before = readFileSync(join(root, 'app/a.yaml'), 'utf8');
         const dryRun = await runCli(['migrate', root]);
         assert.equal(dryRun.code, 0, dryRun.stderr);
-        assert.match(dryRun.stdout, /^ {3}componentName: a #\tcomment\r\n- {2}build-nudges-ref:\r\n/m);
+        assert.match(dryRun.stdout, /^ {3}containerImage: quay.io\/org\/a #\tcomment\r\n- {2}build-nudges-ref:\r\n/m);
         const [patchOfA, patchOfConfig] = parsePatch(dryRun.stdout);
         assert.ok(patchOfA !== undefined && patchOfConfig !== undefined);
         const written = await runCli(['migrate', root, '--write']);
