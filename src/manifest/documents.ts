@@ -1,5 +1,6 @@
 // Text to documents. Two fast paths (strict JSON, plain block YAML) cover nearly every real
 // manifest; whatever they decline goes to the full `yaml` parser, which also reports all errors.
+import { withLineFeeds } from '../domain/yaml-reader.ts';
 import { looksLikeJson, parseSimpleJson } from './simple-json.ts';
 import { simpleYamlDocuments } from './simple-yaml.ts';
 import type { SourceDocument } from './source-tree.ts';
@@ -15,6 +16,8 @@ export function parseDocuments(file: string, text: string): SourceDocument[] {
  * one document's data and positions at a time, not a whole file's.
  */
 export function* streamDocuments(file: string, text: string): Generator<SourceDocument> {
+  // Line feeds for bare CRs and CRLFs, as the full reader reads them; CRLF files reach the fast
+  // reader this way too.
   const normalized = withLineFeeds(text);
   if (looksLikeJson(normalized)) {
     yield* parseSimpleJson(file, normalized) ?? yamlDocuments(file, normalized);
@@ -35,13 +38,4 @@ export function* streamDocuments(file: string, text: string): Generator<SourceDo
     if (read > 0) read--;
     else yield document;
   }
-}
-
-/**
- * A bare CR (old Mac line ends) is a line break to YAML and to go-yaml, so kubectl reads such files,
- * but the parsers here split on LF only. YAML reads every line break in a scalar as LF, so values
- * stay the same, and so do line and column numbers; CRLF files also reach the fast reader this way.
- */
-function withLineFeeds(text: string): string {
-  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }

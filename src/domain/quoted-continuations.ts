@@ -17,13 +17,20 @@ export function isUnclosedQuote(error: YAMLError): boolean {
 // Tokens the lexer emits that are not source text (cst.ts: DOCUMENT, FLOW_END, SCALAR).
 const CONTROL_TOKENS = new Set(['\u0002', '\u0018', '\u001f']);
 
+/** Spaces inserted at an offset of the text (the start of a line). */
+export interface Indent {
+  readonly offset: number;
+  readonly spaces: number;
+}
+
 /**
- * `text` with the continuation lines of every quoted scalar that `yaml` would end early indented
- * to the column of its opening quote; `text` itself when there is none (or when a scalar is not
- * closed at all, which go-yaml rejects too).
+ * Where `text` needs spaces so that the continuation lines of every quoted scalar that `yaml` would
+ * end early reach the column of its opening quote, in offset order; none when there is no such
+ * scalar (or when a scalar is not closed at all, which go-yaml rejects too). The reader keeps them
+ * to map offsets of the repaired text back to the file's (src/domain/yaml-reader.ts).
  */
-export function indentQuotedContinuations(text: string): string {
-  const insertions: { offset: number; spaces: number }[] = [];
+export function quotedContinuationIndents(text: string): Indent[] {
+  const insertions: Indent[] = [];
   let offset = 0;
   for (const token of new Lexer().lex(text)) {
     if (CONTROL_TOKENS.has(token)) continue;
@@ -34,10 +41,15 @@ export function indentQuotedContinuations(text: string): string {
     }
     offset += token.length;
   }
-  if (insertions.length === 0) return text;
+  return insertions;
+}
+
+/** `text` with `indents` inserted. */
+export function withIndents(text: string, indents: readonly Indent[]): string {
+  if (indents.length === 0) return text;
   let result = '';
   let from = 0;
-  for (const { offset: at, spaces } of insertions) {
+  for (const { offset: at, spaces } of indents) {
     result += text.slice(from, at) + ' '.repeat(spaces);
     from = at;
   }
@@ -60,10 +72,10 @@ function closingQuote(text: string, open: number, quote: "'" | '"'): number {
 }
 
 /** Spaces to insert at the start of each non-blank line between `open` and `close`. */
-function continuationIndents(text: string, open: number, close: number): { offset: number; spaces: number }[] {
+function continuationIndents(text: string, open: number, close: number): Indent[] {
   const lineStart = text.lastIndexOf('\n', open) + 1;
   const target = open - lineStart;
-  const found: { offset: number; spaces: number }[] = [];
+  const found: Indent[] = [];
   for (let newline = text.indexOf('\n', open); newline !== -1 && newline < close;) {
     const start = newline + 1;
     let indent = 0;
