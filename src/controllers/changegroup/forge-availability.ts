@@ -9,14 +9,19 @@ import { GitCommandError } from '../../adapters/git/errors.ts';
 import { FORGE_AVAILABLE_REASONS } from '../../domain/changegroup/model.ts';
 import type { ForgeAvailability } from '../../domain/changegroup/state.ts';
 
-/** The host of a repository URL, for condition messages; the URL itself when it has none. */
+/**
+ * The host of a repository URL, for condition messages. A URL nudger refuses to use (one with a
+ * token in it, or no owner/name) still names its host, which is what an operator looks for; its
+ * user info never reaches the message.
+ */
 export function forgeHostOf(gitUrl: string | undefined): string {
   if (gitUrl === undefined) return 'unknown host';
   try {
     const host = parseRepositoryUrl(gitUrl).host;
     return host === '' ? 'local forge' : host;
   } catch {
-    return 'unknown host';
+    const host = URL.parse(gitUrl)?.hostname;
+    return host === undefined || host === '' ? 'unknown host' : host;
   }
 }
 
