@@ -83,21 +83,42 @@ export interface SourceFile {
   readonly text: string;
 }
 
-export interface FileChange {
+export type FileChange = {
   readonly path: string;
   /** undefined for a file the migration creates. */
   readonly before: string | undefined;
   readonly after: string;
-  /** When to replace this file relative to the others; see commitOrder. */
-  readonly commitPhase: CommitPhase;
-}
+} & (
+  | {
+      /** When to replace this file relative to the others; see commitOrder. */
+      readonly commitPhase: 0 | 1 | 3;
+    }
+  | {
+      readonly commitPhase: 2;
+      /**
+       * The file's text with its gains made (and the entries `dropInvalid` drops removed) but
+       * none of its losses, written in commitOrder's pass 1; `after` follows in pass 2.
+       */
+      readonly gainsOnly: string;
+    }
+);
 
 /**
  * 0: only lists a file (a kustomization's resources); 1: gains nudge entries and loses none;
- * 2: gains and loses (an atomic move within one file); 3: only loses edges (Components, merged
+ * 2: gains and loses (written twice, see commitOrder); 3: only loses edges (Components, merged
  * v1beta2 documents).
  */
 export type CommitPhase = 0 | 1 | 2 | 3;
+
+/** One rename of a crash-safe write: `after` is the file's text once it is done. */
+export interface CommitStep {
+  readonly path: string;
+  readonly after: string;
+  /** 0: lists new files; 1: gains edges; 2: loses edges (see commitOrder). */
+  readonly pass: CommitPass;
+}
+
+export type CommitPass = 0 | 1 | 2;
 
 export interface MigrationResult {
   /** Distinct (namespace, from, to) edges that came from build-nudges-ref or a v1beta2 NudgeConfig. */
@@ -125,13 +146,43 @@ export interface MigrationOptions {
 }
 
 /**
- * The files in the order a crash-safe writer replaces them: a crash between two renames must
- * never leave an edge declared nowhere, so every file that gains edges is replaced before any file
- * that loses them. Kustomizations come first: listing a file that does not exist yet breaks a
- * build until the rerun, but loses nothing, and the rerun creates the same file.
+ * The renames of a crash-safe write, in order. A crash between two renames must never leave an
+ * edge declared nowhere (and a rerun must finish the job), so the write goes in three passes:
+ * 0. kustomizations that list a new file: listing a file that does not exist yet breaks a build
+ *    until the rerun, but loses nothing, and the rerun creates the same file;
+ * 1. every file that gains edges, with its gains only: a file that also loses edges (phase 2) is
+ *    written here without its losses;
+ * 2. every file that loses edges, in its final text.
+ * After pass 1 every edge is both in its NudgeConfig and in its source, so the losses of pass 2
+ * are safe in any order, whichever files hold them.
+ *
+ * Ordering whole files cannot give that. If file F1 holds namespace A's Component (losing
+ * build-nudges-ref) and namespace B's NudgeConfig (gaining entries), and F2 the reverse, each must
+ * be replaced before the other: a crash between the two renames would lose edges that a rerun,
+ * which reads only the files, could not recover. Refusing such a tree (split the files) would be
+ * safe too, but writing a file twice costs one rename and refuses no tree, and it is safe by
+ * construction, for any layout, rather than by a check of which file's edges land where that
+ * could miss a case. Every intermediate text is one a run of the same plan would write anyway:
+ * the rerun after a crash in pass 2 finds the gains made and makes only the losses.
  */
-export function commitOrder(changes: readonly FileChange[]): FileChange[] {
-  return [...changes].sort((a, b) => a.commitPhase - b.commitPhase || compareStrings(a.path, b.path));
+export function commitOrder(changes: readonly FileChange[]): CommitStep[] {
+  const steps = changes.flatMap((change): CommitStep[] => {
+    const { path, after } = change;
+    switch (change.commitPhase) {
+      case 0:
+        return [{ path, after, pass: 0 }];
+      case 1:
+        return [{ path, after, pass: 1 }];
+      case 2:
+        return [
+          { path, after: change.gainsOnly, pass: 1 },
+          { path, after, pass: 2 },
+        ];
+      case 3:
+        return [{ path, after, pass: 2 }];
+    }
+  });
+  return steps.sort((a, b) => a.pass - b.pass || compareStrings(a.path, b.path));
 }
 
 const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';
@@ -241,36 +292,44 @@ class Plan {
     else if (!list.some((existing) => JSON.stringify(existing) === JSON.stringify(op))) list.push(op);
   }
 
-  /** See CommitPhase. Exhaustive over DocOp: a new kind of edit must say whether it moves edges. */
+  /** See CommitPhase. */
   phase(path: string): CommitPhase {
-    let gains = false;
-    let loses = false;
-    for (const ops of this.ops.get(path)?.values() ?? []) {
-      for (const op of ops) {
-        switch (op.kind) {
-          case 'append-nudges':
-          case 'set-api-version':
-            gains = true;
-            break;
-          case 'remove-build-nudges-ref':
-          case 'remove-document':
-          case 'remove-nudges':
-            loses = true;
-            break;
-          case 'append-resources':
-            break;
-        }
-      }
-    }
-    return gains ? (loses ? 2 : 1) : loses ? 3 : 0;
+    const passes = new Set<CommitPass>();
+    for (const ops of this.ops.get(path)?.values() ?? []) for (const op of ops) passes.add(passOf(op));
+    if (passes.has(2)) return passes.has(1) ? 2 : 3;
+    return passes.has(1) ? 1 : 0;
   }
 
-  render(file: LoadedFile): string {
-    const byIndex = this.ops.get(file.path);
-    if (byIndex === undefined) return file.text;
+  /** The file's text with the edits of passes up to `lastPass` made (all of them by default). */
+  render(file: LoadedFile, lastPass: CommitPass = 2): string {
+    const all = this.ops.get(file.path);
+    if (all === undefined) return file.text;
+    const byIndex = new Map([...all].map(([index, ops]) => [index, ops.filter((op) => passOf(op) <= lastPass)]));
     return file.source.format === 'json'
       ? renderJsonSource(file.source.json, byIndex.get(0) ?? [])
       : renderYamlSource(file.source.yaml, byIndex);
+  }
+}
+
+/**
+ * The pass of commitOrder in which an edit may be made. Exhaustive over DocOp: a new kind of edit
+ * must say whether it moves edges.
+ */
+function passOf(op: DocOp): CommitPass {
+  switch (op.kind) {
+    case 'append-resources':
+      return 0;
+    case 'append-nudges':
+    case 'set-api-version':
+      return 1;
+    // The entries `dropInvalid` drops move nowhere (they are removed from every place that declares
+    // them), so when they go does not matter; going with the gains, the NudgeConfig written in
+    // pass 1 is already the one judged valid, not one that still holds them.
+    case 'remove-nudges':
+      return 1;
+    case 'remove-build-nudges-ref':
+    case 'remove-document':
+      return 2;
   }
 }
 
@@ -455,8 +514,12 @@ function planOnce(
   const changes: FileChange[] = [...newFiles];
   for (const file of loaded) {
     const after = plan.render(file);
-    if (after !== file.text)
-      changes.push({ path: file.path, before: file.text, after, commitPhase: plan.phase(file.path) });
+    if (after === file.text) continue;
+    const commitPhase = plan.phase(file.path);
+    const change = { path: file.path, before: file.text, after };
+    changes.push(
+      commitPhase === 2 ? { ...change, commitPhase, gainsOnly: plan.render(file, 1) } : { ...change, commitPhase },
+    );
   }
   changes.sort((a, b) => compareStrings(a.path, b.path));
 

@@ -11,8 +11,9 @@ import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { readManifestFiles } from '../../src/adapters/fs/read-inputs.ts';
 import { buildNudgeGraphs } from '../../src/domain/graph.ts';
-import { planMigration } from '../../src/domain/migrate.ts';
+import { commitOrder, planMigration } from '../../src/domain/migrate.ts';
 import { parseManifestSet } from '../../src/manifest/parse.ts';
+import { componentText, mixedTenantFiles, nudgeConfigText } from '../support/manifest-text.ts';
 import { repoRoot, runCli, tempTree } from './run-cli.ts';
 
 const CLI = join(repoRoot, 'src', 'cli', 'main.ts');
@@ -69,7 +70,7 @@ async function edgesOf(dir: string): Promise<Set<string>> {
 
 /** How many steps (files staged + files renamed) an uninterrupted `--write` of `dir` takes. */
 async function stepsOf(dir: string): Promise<number> {
-  return planMigration(await readManifestFiles([dir])).changes.length * 2;
+  return commitOrder(planMigration(await readManifestFiles([dir])).changes).length * 2;
 }
 
 /**
@@ -90,18 +91,7 @@ async function crashAndRecover(root: string, k: number, expected: ReadonlyMap<st
 }
 
 const component = (namespace: string, name: string, nudges: readonly string[]): string =>
-  [
-    'apiVersion: appstudio.redhat.com/v1alpha1',
-    'kind: Component',
-    'metadata:',
-    `  name: ${name}`,
-    `  namespace: ${namespace}`,
-    'spec:',
-    `  componentName: ${name}`,
-    `  containerImage: quay.io/acme/${name}`,
-    ...(nudges.length === 0 ? [] : ['  build-nudges-ref:', ...nudges.map((to) => `    - ${to}`)]),
-    '',
-  ].join('\n');
+  componentText({ namespace, name, nudges, containerImage: `quay.io/acme/${name}` });
 
 /** Two tenants: build-nudges-ref across several files with a kustomization, and a v1beta2 import. */
 const TENANTS = {
@@ -150,63 +140,92 @@ describe('migrate --write killed at every step', () => {
     }
   });
 
-  it('holds for generated acyclic trees killed at a random step (property)', async () => {
-    // Components c0..c(n-1) of one namespace, edges only from lower to higher index (a DAG), spread
-    // over files of up to three Components each, some edges already in a v1beta2 NudgeConfig.
-    const tree = fc.integer({ min: 3, max: 7 }).chain((n) =>
+  it('holds for files that each gain one tenant’s edges and lose another’s, at every step', async () => {
+    const { root, cleanup } = tempTree(mixedTenantFiles('mixed/'));
+    try {
+      const steps = await stepsOf(root);
+      assert.equal(steps, 8, 'two files, each staged and renamed twice');
+      const reference = copyOf(root);
+      assert.equal((await migrate(reference)).code, 0);
+      const expected = snapshot(reference);
+      for (let k = 1; k <= steps; k += 1) await crashAndRecover(root, k, expected);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('holds for generated acyclic trees, mixed files included, killed at a random step (property)', async () => {
+    // One or two namespaces, each with Components <ns>-0..<ns>-(n-1), edges only from lower to
+    // higher index (a DAG), some already in the namespace's NudgeConfig (upstream v1beta2, either
+    // group, or nudger's own; or none). Every document goes to one of four files, so a file may
+    // hold several namespaces' Components and NudgeConfigs: files that gain and lose edges.
+    const namespaceTree = fc.integer({ min: 2, max: 5 }).chain((n) =>
       fc.record({
         n: fc.constant(n),
         edges: fc.uniqueArray(
           fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })).filter(([a, b]) => a < b),
-          { minLength: 1, maxLength: 10, selector: ([a, b]) => `${String(a)}-${String(b)}` },
+          { minLength: 1, maxLength: 6, selector: ([a, b]) => `${String(a)}-${String(b)}` },
         ),
-        upstream: fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }),
-        perFile: fc.integer({ min: 1, max: 3 }),
-        k: fc.integer({ min: 1, max: 1000 }),
+        inConfig: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        config: fc.constantFrom(
+          undefined,
+          'appstudio.redhat.com/v1beta2',
+          'konflux-ci.dev/v1beta2',
+          'konflux-ci.dev/v1alpha1',
+        ),
       }),
     );
+    const tree = fc.record({
+      namespaces: fc.array(namespaceTree, { minLength: 1, maxLength: 2 }),
+      fileOf: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 12, maxLength: 12 }),
+      k: fc.integer({ min: 1, max: 1000 }),
+    });
     await fc.assert(
-      fc.asyncProperty(tree, async ({ n, edges, upstream, perFile, k }) => {
-        const name = (i: number) => `svc-${String(i)}`;
-        const imported = edges.filter((_, i) => upstream[i] === true);
-        const refs = edges.filter((_, i) => upstream[i] !== true);
-        const files: Record<string, string> = {};
-        for (let first = 0; first < n; first += perFile) {
-          const docs = [];
-          for (let i = first; i < Math.min(n, first + perFile); i += 1) {
+      fc.asyncProperty(tree, async ({ namespaces, fileOf, k }) => {
+        const docs: string[] = [];
+        namespaces.forEach(({ n, edges, inConfig, config }, index) => {
+          const ns = index === 0 ? 'alpha' : 'beta';
+          const name = (i: number): string => `${ns}-${String(i)}`;
+          const configured = config === undefined ? [] : edges.filter((_, i) => inConfig[i] === true);
+          const refs = edges.filter((edge) => !configured.includes(edge));
+          for (let i = 0; i < n; i += 1) {
             docs.push(
               component(
-                'gen',
+                ns,
                 name(i),
                 refs.filter(([a]) => a === i).map(([, b]) => name(b)),
               ),
             );
           }
-          files[`gen/components-${String(first)}.yaml`] = docs.join('---\n');
-        }
-        if (imported.length > 0) {
-          files['gen/nudges.yaml'] = [
-            'apiVersion: appstudio.redhat.com/v1beta2',
-            'kind: NudgeConfig',
-            'metadata:\n  name: nudge-config\n  namespace: gen',
-            'spec:\n  nudges:',
-            ...imported.map(([a, b]) => `    - from: ${name(a)}\n      to: ${name(b)}`),
-            '',
-          ].join('\n');
-        }
-        files['gen/kustomization.yaml'] = `resources:\n${Object.keys(files)
-          .map((path) => `  - ${path.slice('gen/'.length)}\n`)
-          .join('')}`;
-        const { root, cleanup } = tempTree(files);
+          if (config !== undefined) {
+            const entries = configured.map(([a, b]): [string, string] => [name(a), name(b)]);
+            docs.push(nudgeConfigText({ namespace: ns, apiVersion: config, entries }));
+          }
+        });
+        const files: Record<string, string[]> = {};
+        docs.forEach((doc, i) => {
+          const path = `gen/f${String(fileOf[i] ?? 0)}.yaml`;
+          (files[path] ??= []).push(doc);
+        });
+        const { root, cleanup } = tempTree({
+          ...Object.fromEntries(Object.entries(files).map(([path, texts]) => [path, texts.join('---\n')])),
+          'gen/kustomization.yaml': `resources:\n${Object.keys(files)
+            .sort()
+            .map((path) => `  - ${path.slice('gen/'.length)}\n`)
+            .join('')}`,
+        });
         try {
+          const steps = await stepsOf(root);
+          // Every edge may already be in nudger's own NudgeConfig: nothing to write, nothing to kill.
+          fc.pre(steps > 0);
           const reference = copyOf(root);
           assert.equal((await migrate(reference)).code, 0);
-          await crashAndRecover(root, 1 + ((k - 1) % (await stepsOf(root))), snapshot(reference));
+          await crashAndRecover(root, 1 + ((k - 1) % steps), snapshot(reference));
         } finally {
           cleanup();
         }
       }),
-      { numRuns: 10 },
+      { numRuns: 12 },
     );
   });
 });

@@ -244,11 +244,11 @@ describe('commitOrder', () => {
   it('replaces kustomizations, then files that gain edges, then files that lose them', () => {
     const result = planMigration(BILLING.filter((file) => !file.path.endsWith('billing-operator.yaml')));
     assert.deepEqual(
-      commitOrder(result.changes).map((change) => [change.path, change.commitPhase]),
+      commitOrder(result.changes).map((step) => [step.path, step.pass]),
       [
         ['tenants/billing/kustomization.yaml', 0],
         ['tenants/billing/nudge-config.yaml', 1],
-        ['tenants/billing/billing-api.yaml', 3],
+        ['tenants/billing/billing-api.yaml', 2],
       ],
     );
   });

@@ -44,8 +44,37 @@ export function nudgeConfigText({ namespace, entries, apiVersion, name, comment 
     `  name: ${name ?? 'nudge-config'}`,
     `  namespace: ${namespace}`,
     'spec:',
-    '  nudges:',
+    entries.length === 0 ? '  nudges: []' : '  nudges:',
     ...entries.map(([from, to]) => `    - from: ${from}\n      to: ${to}`),
     '',
   ].join('\n');
+}
+
+/**
+ * Two tenants whose files each hold one tenant's Component (which loses build-nudges-ref in a
+ * migration) and the other tenant's NudgeConfig (which gains entries): `one.yaml` holds alpha's
+ * Component and beta's v1beta2 NudgeConfig, `two.yaml` beta's Component and alpha's NudgeConfig.
+ * No order of whole-file renames is crash-safe for them (docs/cli.md, `migrate`). By path under `dir`.
+ */
+export function mixedTenantFiles(dir: string): Record<string, string> {
+  const components = (namespace: string, names: readonly string[]): string[] =>
+    names.map((name) => componentText({ namespace, name }));
+  return {
+    [`${dir}one.yaml`]: [
+      componentText({ namespace: 'alpha', name: 'alpha-api', nudges: ['alpha-bundle'] }),
+      nudgeConfigText({
+        namespace: 'beta',
+        apiVersion: 'appstudio.redhat.com/v1beta2',
+        entries: [['beta-cli', 'beta-bundle']],
+      }),
+    ].join('---\n'),
+    [`${dir}two.yaml`]: [
+      componentText({ namespace: 'beta', name: 'beta-api', nudges: ['beta-bundle'] }),
+      nudgeConfigText({ namespace: 'alpha', entries: [['alpha-cli', 'alpha-bundle']] }),
+    ].join('---\n'),
+    [`${dir}rest.yaml`]: [
+      ...components('alpha', ['alpha-bundle', 'alpha-cli']),
+      ...components('beta', ['beta-bundle', 'beta-cli']),
+    ].join('---\n'),
+  };
 }
