@@ -17,13 +17,16 @@ export async function planCommand(paths: readonly string[], options: PlanOptions
   const set = await loadManifests(paths, io, options);
   const graph = pickNamespace(buildNudgeGraphs(set), options);
   const changed = expandChanged(graph, options.changed);
-  // Planning an invalid graph would print numbers for a graph that cannot exist in a cluster.
-  const errors = validateManifestSet(set).findings.filter(
-    (f) => f.severity === 'error' && (f.namespace === undefined || f.namespace === graph.namespace),
+  const findings = validateManifestSet(set).findings.filter(
+    (f) => f.namespace === undefined || f.namespace === graph.namespace,
   );
-  if (errors.length > 0) {
-    for (const finding of errors) writeLine(io.stderr, findingToText(finding));
-    writeLine(io.stderr, `cannot plan: the nudge graph has ${String(errors.length)} error(s); run nudger validate`);
+  // Warnings too, on stderr (stdout stays the plan): a skipped file, an object of a version nudger
+  // does not read or edges set by a kustomize patch are edges the plan may be missing.
+  for (const finding of findings) writeLine(io.stderr, findingToText(finding));
+  // Planning an invalid graph would print numbers for a graph that cannot exist in a cluster.
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  if (errors > 0) {
+    writeLine(io.stderr, `cannot plan: the nudge graph has ${String(errors)} error(s); run nudger validate`);
     return EXIT_FINDINGS;
   }
   const plan = planImpact(graph, changed);
