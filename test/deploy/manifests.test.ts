@@ -3,7 +3,7 @@
 // ports, flags, certificate wiring). Rendered by kubectl 1.20 (kustomize v2.0.3, the oldest
 // kustomize the manifests support); apply.test.ts checks the same render against a real apiserver.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -35,6 +35,9 @@ const CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
 const CERT_SECRET = 'nudger-webhook-server-cert';
 const WEBHOOK_SERVICE = 'nudger-webhook-service';
 const MANAGER_SELECTOR = { 'app.kubernetes.io/name': 'nudger', 'app.kubernetes.io/component': 'manager' };
+/** What deploy/network-policy/webhook_sources.yaml ships: an address no connection comes from. */
+const NO_API_SERVER_YET = '255.255.255.255/32';
+const WIDE_OPEN = new Set(['0.0.0.0/0', '::/0']);
 
 /** deploy/metrics-auth: the cluster-wide review grant and the scrapers' role (not in deploy/namespaced). */
 const METRICS_AUTH_OBJECTS = [
@@ -61,6 +64,7 @@ const EXPECTED_OBJECTS = [
   'Certificate/nudger-system/nudger-serving-cert',
   ...METRICS_AUTH_OBJECTS,
   'NetworkPolicy/nudger-system/nudger-manager',
+  'ConfigMap/nudger-system/nudger-webhook-sources',
 ];
 
 const CLUSTER_SCOPED_KINDS = new Set([
@@ -199,6 +203,36 @@ function containerPort(container: Record<string, unknown>, name: string): number
   const number = field(port, 'containerPort');
   assert.equal(typeof number, 'number');
   return number as number;
+}
+
+/** The CIDRs the NetworkPolicy's webhook rule admits; it must name nothing but ipBlocks. */
+function webhookSourcesOf(policy: KubeObject): string[] {
+  const rule = only(
+    listAt(policy, 'spec.ingress').filter((r) => listAt(r, 'ports').some((p) => field(p, 'port') === 'webhook-server')),
+    'ingress rule for the webhook port',
+  );
+  assert.deepEqual(listAt(rule, 'ports'), [{ protocol: 'TCP', port: 'webhook-server' }]);
+  return listAt(rule, 'from').map((peer) => {
+    assert.ok(isRecord(peer));
+    assert.deepEqual(Object.keys(peer), ['ipBlock'], 'the API server is no pod: ipBlocks only');
+    assert.deepEqual(Object.keys(recordAt(peer, 'ipBlock')), ['cidr'], 'no except list');
+    return String(field(peer, 'ipBlock.cidr'));
+  });
+}
+
+/**
+ * No rule admits everyone: none without `from` (or with an empty one, which NetworkPolicy reads
+ * as every source), and no ipBlock of 0.0.0.0/0 or ::/0.
+ */
+function assertNoWideOpenRule(policy: KubeObject): void {
+  for (const rule of listAt(policy, 'spec.ingress')) {
+    const from = listAt(rule, 'from');
+    assert.ok(from.length > 0, 'a rule without sources admits every source');
+    for (const peer of from) {
+      const cidr = fieldIfPresent(peer, 'ipBlock.cidr');
+      assert.ok(typeof cidr !== 'string' || !WIDE_OPEN.has(cidr), `ipBlock ${String(cidr)} admits everyone`);
+    }
+  }
 }
 
 describe('deploy/default rendered by kubectl 1.20', () => {
@@ -346,6 +380,7 @@ describe('deploy/default rendered by kubectl 1.20', () => {
 
   describe('network policy', () => {
     const policy = find(rendered, 'NetworkPolicy', 'nudger-manager');
+    const sources = find(rendered, 'ConfigMap', 'nudger-webhook-sources');
 
     it('selects the manager pods and admits only the webhook and metrics ports, each from its own source', () => {
       assert.equal(policy.metadata.namespace, NAMESPACE);
@@ -355,11 +390,22 @@ describe('deploy/default rendered by kubectl 1.20', () => {
       const ports = rules.map((rule) => listAt(rule, 'ports').map((p) => field(p, 'port')));
       assert.deepEqual(ports, [['webhook-server'], ['metrics']]);
       for (const name of ['webhook-server', 'metrics']) containerPort(container, name);
-      // Webhooks from an address range (the API server is not a pod); metrics from a namespace.
-      assert.equal(typeof field(only(listAt(rules[0], 'from'), 'webhook source'), 'ipBlock.cidr'), 'string');
-      assert.deepEqual(field(only(listAt(rules[1], 'from'), 'metrics source'), 'namespaceSelector.matchLabels'), {
-        'kubernetes.io/metadata.name': 'monitoring',
-      });
+      assert.deepEqual(listAt(rules[1], 'from'), [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      ]);
+    });
+
+    it('admits nobody to the webhook port until the API server range is set (fail closed)', () => {
+      assert.equal(field(sources, 'data.apiServerCIDR'), NO_API_SERVER_YET);
+      assert.deepEqual(webhookSourcesOf(policy), [NO_API_SERVER_YET]);
+    });
+
+    it('admits no source to any port from everywhere', () => {
+      assertNoWideOpenRule(policy);
+    });
+
+    it('leaves no kustomize var unsubstituted in any object', () => {
+      for (const object of rendered) assert.doesNotMatch(JSON.stringify(object), /\$\(/, objectKey(object));
     });
   });
 
@@ -693,6 +739,48 @@ describe('deploy/default as a base', () => {
     const objects = parseObjects(kubectlOrThrow(['kustomize', overlay]), 'overlay');
     const container = managerContainer(find(objects, 'Deployment', 'nudger-manager'));
     assert.equal(field(container, 'image'), 'registry.example.com/nudger:v9.9.9');
+  });
+
+  // As docs/deploy.md ("Network policy") tells an operator to: the range in the ConfigMap, and a
+  // second API server address added to the webhook rule by a JSON patch.
+  it('admits to the webhook port exactly the API server addresses an overlay sets', () => {
+    const dir = join(overlay, 'api-server');
+    mkdirSync(dir);
+    const files = {
+      'kustomization.yaml': [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'bases:',
+        `  - ${relative(dir, join(DEPLOY_DIR, 'default'))}`,
+        'patchesStrategicMerge:',
+        '  - webhook_sources.yaml',
+        'patchesJson6902:',
+        '  - target: { group: networking.k8s.io, version: v1, kind: NetworkPolicy, name: nudger-manager, namespace: nudger-system }',
+        '    path: more_api_servers.yaml',
+      ],
+      'webhook_sources.yaml': [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: nudger-webhook-sources',
+        '  namespace: nudger-system',
+        'data:',
+        '  apiServerCIDR: 10.0.1.5/32',
+      ],
+      'more_api_servers.yaml': [
+        '- op: add',
+        '  path: /spec/ingress/0/from/-',
+        '  value: { ipBlock: { cidr: 10.0.2.7/32 } }',
+      ],
+    };
+    for (const [name, lines] of Object.entries(files)) writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+    const policy = find(parseObjects(kubectlOrThrow(['kustomize', dir]), 'overlay'), 'NetworkPolicy', 'nudger-manager');
+    assert.deepEqual(webhookSourcesOf(policy), ['10.0.1.5/32', '10.0.2.7/32']);
+    assertNoWideOpenRule(policy);
+    assert.deepEqual(
+      listAt(policy, 'spec.ingress').map((rule) => listAt(rule, 'ports').map((p) => field(p, 'port'))),
+      [['webhook-server'], ['metrics']],
+    );
   });
 });
 
