@@ -1,16 +1,18 @@
 // Rewrites YAML manifests for the migration without disturbing what it does not mean to change.
 //
-// Each changed document is first changed through the yaml Document API (the "expected" result).
-// The writer then tries a surgical text edit located by the parsed node ranges, which keeps every
-// other byte (comment spacing, blank lines, flow padding) exactly as the author wrote it, and
-// accepts it only if re-parsing it yields the expected data. When the shape is unusual (flow
-// collections, missing parents) it falls back to `doc.toString()` with style options detected from
-// the source. Documents without changes are copied byte for byte between the changed ones.
+// Each changed document is read again from its own text (migrate-yaml-source.ts) and first changed
+// through the yaml Document API (the "expected" result). The writer then tries a surgical text edit
+// located by the parsed node ranges, which keeps every other byte (comment spacing, blank lines,
+// flow padding, CR or CRLF line ends) exactly as the author wrote it, and accepts it only if
+// re-reading it yields the expected data. The reader may have read a repaired text (LF for CRs,
+// controller-gen's quoted continuations re-indented): edit offsets are mapped back to the file as
+// written, and new lines take the file's line ends. When the shape is unusual (flow collections,
+// missing parents) it falls back to `doc.toString()` with style options detected from the source.
+// Documents without changes are not read again: the file is the original text with the edits
+// spliced in, and the whole result is read once more to check it holds the documents planned.
 import {
   type Document,
-  LineCounter,
   Pair,
-  parseAllDocuments,
   Scalar,
   stringify,
   YAMLMap,
@@ -22,47 +24,13 @@ import {
   type ToStringOptions,
 } from 'yaml';
 import { MigrationError } from './migrate-error.ts';
-import { KUBECTL_YAML_OPTIONS } from './kubectl-yaml.ts';
-import { BUILD_NUDGES_REF, type DocOp, type Locator, type MigrationEntry } from './migrate-model.ts';
+import { BUILD_NUDGES_REF, type DocOp, type MigrationEntry } from './migrate-model.ts';
+import { dataDigest, dataDigests, yamlDocumentValue, yamlSegment, type YamlSource } from './migrate-yaml-source.ts';
+import type { ReadDocument } from './yaml-reader.ts';
+
+export { parseYamlSource, yamlDocumentValue, yamlLocator, type YamlSource } from './migrate-yaml-source.ts';
 
 type ParsedDocument = Document.Parsed;
-
-export interface YamlSource {
-  readonly path: string;
-  readonly text: string;
-  readonly documents: readonly ParsedDocument[];
-  readonly lineCounter: LineCounter;
-}
-
-export function parseYamlSource(path: string, text: string): YamlSource {
-  const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { ...KUBECTL_YAML_OPTIONS, lineCounter });
-  const documents = Array.isArray(parsed) ? parsed : [];
-  for (const doc of documents) {
-    const error = doc.errors[0];
-    if (error !== undefined) {
-      throw new MigrationError(path, `not valid YAML: ${error.message}`, lineCounter.linePos(error.pos[0]).line);
-    }
-  }
-  return { path, text, documents, lineCounter };
-}
-
-export function yamlLocator(source: YamlSource, index: number): Locator {
-  const doc = source.documents[index];
-  return (path) => {
-    if (doc === undefined) return undefined;
-    for (let depth = path.length; depth >= 0; depth--) {
-      const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-      const range = rangeOf(node);
-      if (range !== undefined) return source.lineCounter.linePos(range[0]).line;
-    }
-    return undefined;
-  };
-}
-
-export function yamlDocumentValue(doc: ParsedDocument): unknown {
-  return doc.toJS({ maxAliasCount: -1 });
-}
 
 /**
  * A name as YAML text that reads back as the same string both in YAML 1.2 and in the YAML 1.1
@@ -105,62 +73,64 @@ export function renderNewDocument(doc: Document): string {
 // Applying operations
 
 export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): string {
-  const { text, documents } = source;
-  const pieces: string[] = [];
-  const expectedValues: string[] = [];
+  const { edits, placeholder, digests } = planYamlEdits(source, opsByDocument);
+  if (placeholder !== undefined) return placeholder;
+  const result = applyEdits(source.text, edits);
+  // A last guard against a splice gone wrong: the whole new file must hold exactly the documents
+  // planned, in order.
+  const actual = dataDigests(result);
+  if (actual?.length !== digests.length || actual.some((digest, i) => digest !== digests[i])) {
+    throw new MigrationError(source.path, 'could not rewrite this file without changing the documents it keeps');
+  }
+  return result;
+}
+
+interface YamlEdits {
+  /** In the file as written, in order. */
+  readonly edits: readonly TextEdit[];
+  /** The whole new text when no document with content is left. */
+  readonly placeholder: string | undefined;
+  /** The digests of the documents the new file holds, in order. */
+  readonly digests: readonly number[];
+}
+
+function planYamlEdits(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): YamlEdits {
+  const edits: TextEdit[] = [];
+  const digests: number[] = [];
   let placeholder: string | undefined;
   let keptContent = false;
-  for (const [index, doc] of documents.entries()) {
-    const start = index === 0 ? 0 : rangeEnd(documents[index - 1]);
-    const end = index === documents.length - 1 ? text.length : rangeEnd(doc);
+  for (const [index, span] of source.documents.entries()) {
     const ops = opsByDocument.get(index) ?? [];
     const removal = ops.find((op) => op.kind === 'remove-document');
     if (removal !== undefined) {
       placeholder ??= removal.placeholder;
+      edits.push({ start: span.start, end: span.end, text: '' });
       continue;
     }
-    if (doc.contents !== null) keptContent = true;
+    if (!span.empty) keptContent = true;
     if (ops.length === 0) {
-      pieces.push(text.slice(start, end));
-      expectedValues.push(JSON.stringify(yamlDocumentValue(doc)));
+      digests.push(span.digest);
       continue;
     }
-    const rewritten = rewriteDocument(source, index, start, end, ops);
-    pieces.push(rewritten.text);
-    expectedValues.push(rewritten.expected);
+    const rewritten = rewriteDocument(source, index, ops);
+    edits.push(...rewritten.edits);
+    digests.push(rewritten.digest);
   }
-  if (placeholder !== undefined && !keptContent) return placeholder;
-  const result = pieces.join('');
-  assertFileMeans(source.path, result, expectedValues);
-  return result;
-}
-
-// A last guard against a splice gone wrong: the whole new file must hold exactly the documents
-// planned, in order.
-function assertFileMeans(path: string, text: string, expected: readonly string[]): void {
-  const parsed = parseAllDocuments(text, KUBECTL_YAML_OPTIONS);
-  const documents = Array.isArray(parsed) ? parsed : [];
-  const actual = documents.map((doc) => (doc.errors.length > 0 ? '<error>' : JSON.stringify(yamlDocumentValue(doc))));
-  if (actual.length !== expected.length || actual.some((value, i) => value !== expected[i])) {
-    throw new MigrationError(path, 'could not rewrite this file without changing the documents it keeps');
-  }
+  return { edits, placeholder: keptContent ? undefined : placeholder, digests };
 }
 
 interface Rewritten {
-  readonly text: string;
-  readonly expected: string;
+  /** In the file as written. */
+  readonly edits: readonly TextEdit[];
+  readonly digest: number;
 }
 
-function rewriteDocument(
-  source: YamlSource,
-  index: number,
-  start: number,
-  end: number,
-  ops: readonly DocOp[],
-): Rewritten {
-  const original = source.documents[index];
-  if (original === undefined) throw new MigrationError(source.path, 'internal: document index out of range');
-  const line = source.lineCounter.linePos(rangeStart(original)).line;
+function rewriteDocument(source: YamlSource, index: number, ops: readonly DocOp[]): Rewritten {
+  const span = source.documents[index];
+  if (span === undefined) throw new MigrationError(source.path, 'internal: document index out of range');
+  const read = yamlSegment(source, index);
+  const original = read.doc;
+  const line = span.line + read.lines.linePos(rangeStart(original)).line - 1;
   const expectedDoc = original.clone();
   for (const op of ops) applyOp(expectedDoc, op, source.path);
   const expectedValue = expectedValueOf(expectedDoc, source.path, line);
@@ -171,30 +141,42 @@ function rewriteDocument(
       line,
     );
   }
-  const expected = JSON.stringify(expectedValue);
-  const segment = source.text.slice(start, end);
-  const eol = segment.includes('\r\n') ? '\r\n' : '\n';
+  const expected = dataDigest(expectedValue);
+  const segment = source.text.slice(span.start, span.end);
+  const eol = lineEndOf(segment);
+  const inFile = (edits: readonly TextEdit[]): Rewritten => ({
+    edits: edits.map((edit) => ({ ...edit, start: edit.start + span.start, end: edit.end + span.start })),
+    digest: expected,
+  });
 
-  const edits = surgicalEdits(source.text, original, ops, eol);
-  if (edits?.every((edit) => edit.start >= start && edit.end <= end)) {
-    const candidate = applyEdits(
-      segment,
-      edits.map((edit) => ({ ...edit, start: edit.start - start, end: edit.end - start })),
-    );
-    if (segmentMeans(candidate, expected)) return { text: candidate, expected };
+  // The reader's text has LF line ends; the edits are made in the file as written.
+  const edits = surgicalEdits(read.source, original, ops, '\n')?.map((edit) => asWritten(read, edit, eol));
+  if (edits !== undefined) {
+    const candidate = applyEdits(segment, edits);
+    if (segmentMeans(candidate, expected)) return inFile(edits);
   }
 
-  const tail = source.text.slice(rangeEnd(original), end);
-  let rendered = expectedDoc.toString(detectStyle(segment));
-  if (eol === '\r\n') rendered = rendered.replace(/\r?\n/g, '\r\n');
+  const tail = segment.slice(read.toInput(rangeEnd(original)));
+  const rendered = expectedDoc.toString(detectStyle(read.source)).replace(/\n/g, eol);
   const candidate = tail.trim() === '' ? rendered : rendered + tail;
-  if (segmentMeans(candidate, expected)) return { text: candidate, expected };
+  if (segmentMeans(candidate, expected)) return inFile([{ start: 0, end: segment.length, text: candidate }]);
   throw new MigrationError(source.path, 'could not rewrite this document safely', line);
+}
+
+/** An edit of the text read, as an edit of the text written: offsets mapped, line ends the file's. */
+function asWritten(read: ReadDocument, edit: TextEdit, eol: string): TextEdit {
+  return { start: read.toInput(edit.start), end: read.toInput(edit.end), text: edit.text.replace(/\n/g, eol) };
+}
+
+/** The line end the file is written with: CRLF if it has any, else its first one (LF or a bare CR). */
+function lineEndOf(text: string): string {
+  if (text.includes('\r\n')) return '\r\n';
+  return /\r|\n/.exec(text)?.[0] ?? '\n';
 }
 
 function expectedValueOf(doc: Document, file: string, line: number): unknown {
   try {
-    return yamlDocumentValue(doc as ParsedDocument);
+    return yamlDocumentValue(doc);
   } catch (error) {
     // Typically an alias whose anchor sat inside the removed build-nudges-ref.
     const detail = error instanceof Error ? error.message : String(error);
@@ -212,11 +194,10 @@ function hasBuildNudgesRef(value: unknown): boolean {
   return typeof spec === 'object' && spec !== null && BUILD_NUDGES_REF in spec;
 }
 
-function segmentMeans(text: string, expected: string): boolean {
-  const parsed = parseAllDocuments(text, KUBECTL_YAML_OPTIONS);
-  if (!Array.isArray(parsed) || parsed.length !== 1) return false;
-  const doc = parsed[0];
-  return doc?.errors.length === 0 && JSON.stringify(yamlDocumentValue(doc)) === expected;
+/** `text` reads as one document with the expected data. */
+function segmentMeans(text: string, expected: number): boolean {
+  const digests = dataDigests(text);
+  return digests?.length === 1 && digests[0] === expected;
 }
 
 function applyOp(doc: Document, op: DocOp, file: string): void {
@@ -297,7 +278,8 @@ function appendItems(map: YAMLMap, key: string, items: readonly Node[], file: st
 // Surgical text edits. Each helper returns undefined when the source has a shape it does not
 // handle; the caller then falls back to rendering the document.
 
-interface TextEdit {
+/** An edit of a text: the text from `start` to `end` becomes `text`. */
+export interface TextEdit {
   readonly start: number;
   readonly end: number;
   readonly text: string;
@@ -329,11 +311,26 @@ function nextLineStart(text: string, pos: number): number {
   return newline === -1 ? text.length : newline + 1;
 }
 
-function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  const sorted = [...edits].sort((a, b) => b.start - a.start);
-  let result = text;
-  for (const edit of sorted) result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
-  return result;
+/**
+ * `text` with `edits` (non-overlapping) made, in one pass: a file of tens of thousands of edited
+ * documents must not be copied once per edit. At one offset, insertions go first, the last given
+ * first.
+ */
+export function applyEdits(text: string, edits: readonly TextEdit[]): string {
+  const sorted = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort(
+      (a, b) =>
+        a.edit.start - b.edit.start || a.edit.end - a.edit.start - (b.edit.end - b.edit.start) || b.index - a.index,
+    );
+  const pieces: string[] = [];
+  let from = 0;
+  for (const { edit } of sorted) {
+    pieces.push(text.slice(from, edit.start), edit.text);
+    from = Math.max(from, edit.end);
+  }
+  pieces.push(text.slice(from));
+  return pieces.join('');
 }
 
 function surgicalEdits(text: string, doc: ParsedDocument, ops: readonly DocOp[], eol: string): TextEdit[] | undefined {

@@ -27,7 +27,7 @@
 // - Caveat worth knowing: upstream build-service already ignores build-nudges-ref in a namespace
 //   that has a v1beta2 NudgeConfig, so migrating such a namespace revives those edges. That is
 //   what "no edge is lost" means; review the generated entries in such namespaces.
-import { Document, LineCounter, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { NUDGE_CONFIG_NAME } from './model.ts';
 import {
   classifyDocument,
@@ -67,7 +67,6 @@ import {
   parseYamlSource,
   renderNewDocument,
   renderYamlSource,
-  yamlDocumentValue,
   yamlLocator,
   yamlNameText,
   type YamlSource,
@@ -222,7 +221,7 @@ function loadFile(file: SourceFile): LoadedFile {
     return loadParsedFile(file);
   } catch (error) {
     if (!(error instanceof MigrationError) || mayHoldReadKind(file.path, file.text)) throw error;
-    const yaml = { path: file.path, text: file.text, documents: [], lineCounter: new LineCounter() };
+    const yaml = { path: file.path, text: file.text, documents: [] };
     return {
       path: file.path,
       text: file.text,
@@ -243,26 +242,13 @@ function loadParsedFile(file: SourceFile): LoadedFile {
         : [{ path: file.path, index: 0, role: classifyDocument(json.value, file.path, locate), locate }];
     return { path: file.path, text: file.text, source: { format: 'json', json }, documents };
   }
-  const yaml = parseYamlSource(file.path, file.text);
-  const documents = yaml.documents.map((doc, index) => {
-    const locate = yamlLocator(yaml, index);
-    return {
-      path: file.path,
-      index,
-      role: classifyDocument(documentValue(doc, file.path, locate([])), file.path, locate),
-      locate,
-    };
-  });
+  // One document at a time, through validate's reader; only small facts of each are kept, and
+  // positions are read again from a document's own text when a message needs them.
+  const { source: yaml, results: roles } = parseYamlSource(file.path, file.text, (value, locate) =>
+    classifyDocument(value, file.path, locate),
+  );
+  const documents = roles.map((role, index) => ({ path: file.path, index, role, locate: yamlLocator(yaml, index) }));
   return { path: file.path, text: file.text, source: { format: 'yaml', yaml }, documents };
-}
-
-function documentValue(doc: Parameters<typeof yamlDocumentValue>[0], file: string, line: number | undefined): unknown {
-  try {
-    return yamlDocumentValue(doc);
-  } catch (error) {
-    // yaml reports unresolved aliases only when the value is built.
-    throw new MigrationError(file, `not valid YAML: ${error instanceof Error ? error.message : String(error)}`, line);
-  }
 }
 
 function byPathThenIndex(a: LoadedDocument, b: LoadedDocument): number {

@@ -188,7 +188,8 @@ describe('the migrate dry-run diff', () => {
       [`${HOSTILE_DIR_NAME}/a.yaml`]: component(
         'a',
         ['b'],
-        'quay.io/org/a  # \u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 ok\rfake',
+        // A bare CR is a line break to kubectl and nudger alike: here it starts a comment line.
+        'quay.io/org/a  # \u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 ok\r  # fake',
       ),
       [`${HOSTILE_DIR_NAME}/b.yaml`]: component('b'),
     };
@@ -203,7 +204,7 @@ describe('the migrate dry-run diff', () => {
         '@@ -6,5 +6,3 @@',
         ' spec:',
         '   componentName: a',
-        String.raw`   containerImage: quay.io/org/a  # \x1b[31mred\x1b[0m \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 ok\rfake`,
+        String.raw`   containerImage: quay.io/org/a  # \x1b[31mred\x1b[0m \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 ok\r  # fake`,
         '-  build-nudges-ref:',
         '-    - "b"',
         '--- /dev/null',

@@ -2,6 +2,7 @@
 // checks kept in status (D5). Not cryptographic: a collision only delays a description refresh.
 // Pure (no node:crypto), so the state machine stays free of I/O modules.
 import { compareStrings } from '../compare.ts';
+import { fnv1a } from '../fnv1a.ts';
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -15,16 +16,6 @@ function canonical(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
     ? JSON.stringify(value)
     : 'null';
-}
-
-/** 32-bit FNV-1a over UTF-16 code units, from `seed`. */
-function fnv1a(text: string, seed: number): number {
-  let hash = seed >>> 0;
-  for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
 }
 
 /** 16 hex characters: two FNV-1a passes with different offsets, independent of key order. */
