@@ -178,16 +178,19 @@ function offenceOf(
   const edgeOf = (entry: PlannedEntry): OffendingEdge => ({ from: entry.from, to: entry.to, sources: entry.sources });
   if (finding.rule === 'cycle' && finding.cycle !== undefined && config !== undefined) {
     const steps = finding.cycle.slice(1).map((to, i) => ({ from: finding.cycle?.[i] ?? '', to }));
-    const edges = steps.flatMap(({ from, to }) => {
+    // Every step is named, each with the lines that declared it: any one of them is the user's to cut.
+    const edges = steps.map(({ from, to }): OffendingEdge => {
       const entry = config.entries.find((candidate) => candidate.from === from && candidate.to === to);
-      return entry === undefined ? [] : [edgeOf(entry)];
+      return entry === undefined ? { from, to, sources: [] } : edgeOf(entry);
     });
     return {
       rule: 'cycle',
       namespace,
       nudgeConfig,
       edges,
-      reason: `the edges form a cycle ${finding.cycle.join(' -> ')}; remove or reverse one of them by hand`,
+      reason:
+        `the edges form a cycle ${finding.cycle.join(' -> ')}; each is a real dependency, so nudger never ` +
+        'picks one to drop (not even with --drop-invalid)',
       droppable: false,
     };
   }
@@ -257,10 +260,14 @@ export function formatOffence(offence: Offence): string {
     const also = more.length === 0 ? '' : ` (also declared at ${more.map(formatSource).join('; ')})`;
     return `${offence.rule}: ${field}${only.from} -> ${only.to}: ${offence.reason}${also}`;
   }
+  // Several edges: the steps of a cycle, removing any one of which breaks it.
   const steps = offence.edges.map(
     (edge) => `${edge.from} -> ${edge.to} at ${edge.sources.map(formatSource).join('; ') || offence.nudgeConfig}`,
   );
-  return `${offence.rule}: ${offence.reason}: ${steps.join(', ')}`;
+  return (
+    `${offence.rule}: ${offence.reason}. Remove (or reverse) any one of its ${String(steps.length)} edges ` +
+    `by hand to break it: ${steps.join(', or ')}`
+  );
 }
 
 /** An edge `--drop-invalid` left out, as the JSON output reports it. */
@@ -310,7 +317,9 @@ export class MigrationRefusedError extends UnsafeMigrationError {
     const kept = offences.length - droppable;
     let advice: string;
     if (dropInvalid) {
-      advice = `${String(kept)} of them cannot be dropped (see docs/cli.md): fix them by hand and rerun`;
+      advice =
+        `${String(kept)} of them cannot be dropped: --drop-invalid drops only unknown or invalid names and ` +
+        `self-nudges, never a valid edge (docs/cli.md); ${keptAdvice(offences)}, then rerun`;
     } else if (droppable === 0) {
       advice = 'fix them by hand and rerun (--drop-invalid drops no valid edge, so it would not help)';
     } else if (kept === 0) {
@@ -329,6 +338,18 @@ export class MigrationRefusedError extends UnsafeMigrationError {
     this.offences = offences;
     this.advice = advice;
   }
+}
+
+/** What to do about the offences `--drop-invalid` does not drop, by rule. */
+function keptAdvice(offences: readonly Offence[]): string {
+  const rules = new Set(offences.filter((offence) => !offence.droppable).map((offence) => offence.rule));
+  const steps: string[] = [];
+  if (rules.has('cycle')) steps.push('remove one edge of each cycle (any edge named breaks it)');
+  if (rules.has('too-many-edges')) steps.push(`reduce the namespace's edges to ${String(MAX_NUDGE_ENTRIES)}`);
+  if (rules.has('missing-gating-group')) steps.push('give each validated entry a gatingGroup or make it immediate');
+  const others = [...rules].filter((rule) => !['cycle', 'too-many-edges', 'missing-gating-group'].includes(rule));
+  if (others.length > 0) steps.push(`fix the rest (${others.join(', ')}) as each message says`);
+  return steps.join('; ');
 }
 
 function problemOf(offence: Offence): RefusalProblem {

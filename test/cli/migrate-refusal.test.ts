@@ -102,6 +102,33 @@ describe('nudger migrate refuses what nudger would reject', () => {
   });
 });
 
+describe('nudger migrate --drop-invalid and a cycle', () => {
+  it('refuses (exit 1, nothing written), naming every edge of the cycle as one the user may remove', async () => {
+    const t = tempTree({
+      'billing/api.yaml': component('billing-api', ['billing-worker']),
+      'billing/worker.yaml': component('billing-worker', ['billing-api', 'billing-api-v1']),
+    });
+    trees.push(t);
+    const api = join(t.root, 'billing/api.yaml');
+    const before = readFileSync(api, 'utf8');
+    const result = await runCli(['migrate', t.root, '--drop-invalid', '--write']);
+    assert.equal(result.code, 1, result.stderr);
+    const lines = result.stderr.split('\n');
+    const cycle = lines.find((line) => line.includes(': cycle: '));
+    assert.ok(cycle !== undefined, result.stderr);
+    assert.match(cycle, /the edges form a cycle billing-api -> billing-worker -> billing-api/);
+    assert.match(
+      cycle,
+      /not even with --drop-invalid\)\. Remove \(or reverse\) any one of its 2 edges by hand to break it: /,
+    );
+    assert.ok(cycle.includes(`billing-api -> billing-worker at ${api}:9: Component billing-tenant/billing-api`), cycle);
+    assert.ok(cycle.includes(`or billing-worker -> billing-api at ${join(t.root, 'billing/worker.yaml')}:9:`), cycle);
+    assert.match(result.stderr, /remove one edge of each cycle \(any edge named breaks it\), then rerun/);
+    assert.equal(readFileSync(api, 'utf8'), before);
+    assert.equal(existsSync(join(t.root, 'billing/nudge-config.yaml')), false);
+  });
+});
+
 describe('nudger migrate --drop-invalid usage', () => {
   it('belongs to file migration, not --cluster', async () => {
     const result = await runCli(['migrate', '--cluster', '--drop-invalid']);

@@ -135,8 +135,20 @@ describe('migration refuses what nudger would reject', () => {
       for (const at of ['api.yaml:11', 'worker.yaml:11', 'scheduler.yaml:11'])
         assert.ok(cycle.message.includes(at), at);
       assert.equal(error.offences.find((offence) => offence.rule === 'cycle')?.droppable, false);
+      // Every edge is named as one the user may remove.
+      assert.equal(
+        cycle.message,
+        'cycle: the edges form a cycle api -> worker -> scheduler -> api; each is a real dependency, so nudger ' +
+          'never picks one to drop (not even with --drop-invalid). Remove (or reverse) any one of its 3 edges by ' +
+          'hand to break it: ' +
+          'api -> worker at api.yaml:11: Component billing-tenant/api spec.build-nudges-ref[0], ' +
+          'or worker -> scheduler at worker.yaml:11: Component billing-tenant/worker spec.build-nudges-ref[0], ' +
+          'or scheduler -> api at scheduler.yaml:11: Component billing-tenant/scheduler spec.build-nudges-ref[0]',
+      );
     }
-    assert.match(refusal(files, { dropInvalid: true }).advice, /1 of them cannot be dropped/);
+    const advice = refusal(files, { dropInvalid: true }).advice;
+    assert.match(advice, /^1 of them cannot be dropped: --drop-invalid drops only unknown or invalid names/);
+    assert.match(advice, /remove one edge of each cycle \(any edge named breaks it\), then rerun$/);
   });
 
   it('with dropInvalid, removes a dangling entry already in the target NudgeConfig, keeping its comments', () => {
