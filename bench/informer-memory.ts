@@ -98,6 +98,8 @@ async function syncedCache(
 ): Promise<{ informer?: Informer<KubeObject> }> {
   const informer = new Informer<KubeObject>({
     source: new KubeListWatchSource(client.http, COMPONENTS, { namespace }),
+    // Decoding returns the object it was given, so a pass-through measures the same cache.
+    kind: { resource: COMPONENTS, decode: (object) => ({ ok: true, object }) },
     resyncPeriodMs: 0,
     ...(transform === undefined ? {} : { transform }),
   });

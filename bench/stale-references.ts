@@ -7,12 +7,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { KubeClient } from '../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../src/schema/nudgeconfig.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane } from '../test/integration/harness/control-plane.ts';
 import { startTestManager } from '../test/integration/manager-fixture.ts';
 
 async function allValid(client: KubeClient, status: 'True' | 'False', count: number): Promise<boolean> {
-  const page = await client.list<NudgeConfigResource>(NUDGE_CONFIGS, {});
+  const page = await client.list<ClusterNudgeConfig>(NUDGE_CONFIGS, {});
   return (
     page.items.filter((c) => c.status?.conditions?.find((x) => x.type === 'Valid')?.status === status).length === count
   );

@@ -1,19 +1,10 @@
-// The NudgeConfig and Component objects as the controllers and webhooks read them from the caches. Only the
-// fields used are typed; the rest passes through untouched.
+// Which version's rules admit a stored NudgeConfig, and so through which version to write its
+// status. The object itself is the decoded ClusterNudgeConfig of the informer cache
+// (src/cluster/watched-kinds.ts).
 import { NUDGE_CONFIGS, NUDGE_CONFIGS_V1BETA2 } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
+import type { ResourceRef } from '../adapters/kubernetes/types.ts';
 import type { NudgeConfigFlavour } from '../domain/model.ts';
-import type { Condition } from '../schema/common.ts';
-
-export interface NudgeConfigResource extends KubeObject {
-  spec?: { nudges?: unknown };
-  status?: { conditions?: Condition[]; lastValidationTime?: string; observedGeneration?: number };
-}
-
-export interface ComponentResource extends KubeObject {
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
+import type { ClusterNudgeConfig } from '../schema/nudgeconfig.ts';
 
 /**
  * The version whose rules admit a stored NudgeConfig. One CRD serves v1alpha1 and v1beta2 from the
@@ -22,15 +13,11 @@ export interface ComponentResource extends KubeObject {
  * (v1alpha1's CEL rule refuses it). Anything else is valid in v1alpha1, nudger's own.
  */
 export function storedNudgeConfigFlavour(
-  config: NudgeConfigResource,
+  config: ClusterNudgeConfig,
 ): Extract<NudgeConfigFlavour, 'nudger' | 'upstream-konflux-v1beta2'> {
-  const nudges = config.spec?.nudges;
-  if (!Array.isArray(nudges)) return 'nudger';
-  const ungated = (nudges as unknown[]).some((entry) => {
-    if (typeof entry !== 'object' || entry === null) return false;
-    const { mode, gatingGroup } = entry as { mode?: unknown; gatingGroup?: unknown };
-    return mode === 'validated' && (typeof gatingGroup !== 'string' || gatingGroup === '');
-  });
+  const ungated = (config.spec?.nudges ?? []).some(
+    (entry) => entry.mode === 'validated' && (entry.gatingGroup ?? '') === '',
+  );
   return ungated ? 'upstream-konflux-v1beta2' : 'nudger';
 }
 
@@ -39,6 +26,6 @@ export function storedNudgeConfigFlavour(
  * write is validated against the whole object, so on an API server without validation ratcheting
  * (before Kubernetes 1.30) writing a v1beta2-only object through v1alpha1 would be refused.
  */
-export function nudgeConfigResourceFor(config: NudgeConfigResource): ResourceRef {
+export function nudgeConfigResourceFor(config: ClusterNudgeConfig): ResourceRef {
   return storedNudgeConfigFlavour(config) === 'upstream-konflux-v1beta2' ? NUDGE_CONFIGS_V1BETA2 : NUDGE_CONFIGS;
 }

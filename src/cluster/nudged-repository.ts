@@ -6,6 +6,7 @@ import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { CONFIG_MAPS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import type { NudgingComponentFacts } from '../domain/changegroup/verify-build.ts';
+import type { ClusterComponent } from '../schema/component.ts';
 import {
   NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
   NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
@@ -22,17 +23,12 @@ export interface GitSource {
   readonly revision: string;
 }
 
-function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-export function gitSourceOf(component: { readonly spec?: unknown }): GitSource {
-  const git = field(field(component.spec, 'source'), 'git');
-  const url = field(git, 'url');
-  const revision = field(git, 'revision');
+/** Empty strings mean unset, as build-service reads them. */
+export function gitSourceOf(component: ClusterComponent): GitSource {
+  const { url, revision } = component.spec?.source?.git ?? {};
   return {
-    url: typeof url === 'string' && url !== '' ? url : undefined,
-    revision: typeof revision === 'string' && revision !== '' ? revision : DEFAULT_BASE_BRANCH,
+    url: url === undefined || url === '' ? undefined : url,
+    revision: revision === undefined || revision === '' ? DEFAULT_BASE_BRANCH : revision,
   };
 }
 
@@ -71,15 +67,8 @@ export async function renovateConfigMapSources(
 }
 
 /** D3's facts from a Component object: its image repository and the branch it builds. */
-export function nudgingComponentFacts(
-  component: { readonly spec?: unknown } | undefined,
-): NudgingComponentFacts | undefined {
+export function nudgingComponentFacts(component: ClusterComponent | undefined): NudgingComponentFacts | undefined {
   if (component === undefined) return undefined;
-  const spec = component.spec;
-  const image =
-    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).containerImage : undefined;
-  return {
-    ...(typeof image === 'string' ? { containerImage: image } : {}),
-    branch: gitSourceOf(component).revision,
-  };
+  const image = component.spec?.containerImage;
+  return { ...(image === undefined ? {} : { containerImage: image }), branch: gitSourceOf(component).revision };
 }

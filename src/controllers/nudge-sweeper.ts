@@ -6,7 +6,6 @@
 import type { JsonPatchOperation, ObjectClient } from '../adapters/kubernetes/client.ts';
 import { KubeApiError, isNotFound } from '../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import {
   HOLD_REASON_ANNOTATION,
   PIPELINERUN_CANCELLED,
@@ -14,17 +13,20 @@ import {
   cancelPatch,
 } from '../domain/changegroup/hold-decision.ts';
 import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
-import { isNudgePipelineRun, readPipelineRun } from '../domain/nudge-pipelinerun.ts';
+import { decodePipelineRun } from '../domain/cluster-objects.ts';
+import { isNudgePipelineRun, pipelineRunView } from '../domain/nudge-pipelinerun.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import type { Store } from '../runtime/store.ts';
 import { REDISPATCHED_TARGETS_ANNOTATION, redispatchNudge } from './redispatch.ts';
 import type { ChangeGroupSource } from '../cluster/changegroups.ts';
+import type { ClusterChangeGroup } from '../schema/changegroup.ts';
+import type { PipelineRun } from '../schema/pipelinerun.ts';
 
 export interface NudgeSweeperOptions {
   readonly client: ObjectClient;
   /** Nudge PipelineRuns (the manager's informer is label-filtered to them). */
-  readonly pipelineRuns: Store<KubeObject>;
+  readonly pipelineRuns: Store<PipelineRun>;
   readonly changeGroups: ChangeGroupSource;
   readonly events?: Pick<EventRecorder, 'event'>;
   /** Delay before retrying a patch the server rejected because the run changed; default 1 s. */
@@ -34,18 +36,6 @@ export interface NudgeSweeperOptions {
 export const HELD_EVENT_REASON = 'HeldByChangeGroup';
 const FIELD_MANAGER = 'nudger-nudge-sweeper';
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
-
-/**
- * List responses carry no `kind`/`apiVersion` on their items, so a run first seen by the informer's
- * LIST lacks them; the reader needs them to recognise a PipelineRun.
- */
-function asPipelineRun(object: KubeObject): KubeObject {
-  return {
-    ...object,
-    apiVersion: object.apiVersion ?? `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
-    kind: object.kind ?? PIPELINE_RUNS.kind,
-  };
-}
 
 /** 409: a precondition failed; 422: the `test` op failed because the resourceVersion moved. */
 function isStale(error: unknown): boolean {
@@ -66,17 +56,16 @@ export class NudgeSweepReconciler implements Reconciler {
     if (cached === undefined) return undefined; // deleted
     const resourceVersion = cached.metadata?.resourceVersion;
     if (resourceVersion === undefined || resourceVersion === '') return undefined; // nothing to guard with
-    const pipelineRun = asPipelineRun(cached);
-    const sweep = decideSweep(pipelineRun, changeGroups.inNamespace(key.namespace));
-    if (sweep.action === 'skip') return this.#redispatchUncovered(pipelineRun, signal);
+    const sweep = decideSweep(cached, changeGroups.inNamespace(key.namespace));
+    if (sweep.action === 'skip') return this.#redispatchUncovered(cached, signal);
 
     const patch: JsonPatchOperation[] = [
       { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
-      ...cancelPatch(pipelineRun, sweep.decision),
+      ...cancelPatch(cached, sweep.decision),
     ];
-    let cancelled: KubeObject;
+    let response: unknown;
     try {
-      cancelled = await client.patch(PIPELINE_RUNS, key.namespace, key.name, 'json', patch, {
+      response = await client.patch(PIPELINE_RUNS, key.namespace, key.name, 'json', patch, {
         signal,
         fieldManager: FIELD_MANAGER,
       });
@@ -85,9 +74,12 @@ export class NudgeSweepReconciler implements Reconciler {
       if (isStale(error)) return { requeueAfterMs: this.#options.conflictRetryMs ?? DEFAULT_CONFLICT_RETRY_MS };
       throw error;
     }
+    // The API server's answer, read like any object from it; the watch will bring the same.
+    const cancelled = decodePipelineRun(response);
+    if (!cancelled.ok) return undefined;
     const message = sweep.decision.annotations[HOLD_REASON_ANNOTATION] ?? 'held by a ChangeGroup';
-    events?.event(cancelled, 'Normal', HELD_EVENT_REASON, message);
-    return this.#redispatchUncovered(asPipelineRun(cancelled), signal);
+    events?.event(cancelled.object, 'Normal', HELD_EVENT_REASON, message);
+    return this.#redispatchUncovered(cancelled.object, signal);
   }
 
   /**
@@ -95,10 +87,9 @@ export class NudgeSweepReconciler implements Reconciler {
    * created (once; see redispatch.ts). The run must really be cancelled: an annotation alone on a
    * running nudge would otherwise double its targets' nudges.
    */
-  async #redispatchUncovered(pipelineRun: KubeObject, signal: AbortSignal): Promise<undefined> {
+  async #redispatchUncovered(pipelineRun: PipelineRun, signal: AbortSignal): Promise<undefined> {
     const targets = pendingRedispatch(pipelineRun);
-    const view = readPipelineRun(pipelineRun);
-    if (targets.length === 0 || view?.specStatus !== PIPELINERUN_CANCELLED) return undefined;
+    if (targets.length === 0 || pipelineRun.spec?.status !== PIPELINERUN_CANCELLED) return undefined;
     const copy = await redispatchNudge(
       this.#options.client,
       pipelineRun,
@@ -117,16 +108,16 @@ export class NudgeSweepReconciler implements Reconciler {
 }
 
 /** Targets the cancelling webhook (or sweep) left to nudger, not yet re-dispatched. */
-export function pendingRedispatch(pipelineRun: KubeObject): string[] {
+export function pendingRedispatch(pipelineRun: PipelineRun): string[] {
   const annotations = pipelineRun.metadata?.annotations ?? {};
   if (annotations[REDISPATCHED_TARGETS_ANNOTATION] !== undefined) return [];
   return (annotations[REDISPATCH_ANNOTATION] ?? '').split(/\s+/).filter((t) => t !== '');
 }
 
 /** Whether a cached PipelineRun is a nudge the sweeper might still cancel. */
-function isSweepCandidate(object: KubeObject): boolean {
-  const view = readPipelineRun(asPipelineRun(object));
-  return view !== undefined && isNudgePipelineRun(view) && view.specStatus !== 'Cancelled' && !hasStarted(object);
+function isSweepCandidate(run: PipelineRun): boolean {
+  const view = pipelineRunView(run);
+  return isNudgePipelineRun(view) && view.specStatus !== PIPELINERUN_CANCELLED && !hasStarted(run);
 }
 
 /**
@@ -134,8 +125,8 @@ function isSweepCandidate(object: KubeObject): boolean {
  * nudge runs that have not started (the reconciler decides; this only narrows the wake-up).
  */
 export function notStartedNudgeRunsFor(
-  pipelineRuns: Store<KubeObject>,
-): (changeGroup: KubeObject) => readonly ObjectKey[] {
+  pipelineRuns: Store<PipelineRun>,
+): (changeGroup: ClusterChangeGroup) => readonly ObjectKey[] {
   return (changeGroup) => {
     const namespace = changeGroup.metadata?.namespace;
     if (namespace === undefined) return [];

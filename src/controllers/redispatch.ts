@@ -6,10 +6,10 @@
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isAlreadyExists } from '../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { fingerprint } from '../domain/changegroup/fingerprint.ts';
 import { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
+import type { PipelineRun } from '../schema/pipelinerun.ts';
 
 export { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 /** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
@@ -37,11 +37,11 @@ function withoutNudgerAnnotations(annotations: Record<string, string>): Record<s
 }
 
 /** The copy to create: same labels, annotations and spec, nudging only `targets`, not cancelled. */
-export function redispatchCopy(original: KubeObject, targets: readonly string[]): KubeObject {
+export function redispatchCopy(original: PipelineRun, targets: readonly string[]): PipelineRun {
   const metadata = original.metadata ?? {};
   const name = metadata.name ?? '';
-  const spec = { ...((original as { spec?: Record<string, unknown> }).spec ?? {}) };
-  delete spec.status;
+  // Everything else of the spec is Tekton's and passes through as it came.
+  const { status: _status, ...spec } = original.spec ?? {};
   return {
     apiVersion: original.apiVersion ?? `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
     kind: PIPELINE_RUNS.kind,
@@ -56,7 +56,7 @@ export function redispatchCopy(original: KubeObject, targets: readonly string[])
       },
     },
     spec,
-  } as KubeObject;
+  };
 }
 
 /**
@@ -65,7 +65,7 @@ export function redispatchCopy(original: KubeObject, targets: readonly string[])
  */
 export async function redispatchNudge(
   client: ObjectClient,
-  original: KubeObject,
+  original: PipelineRun,
   targets: readonly string[],
   marker: { readonly key: string; readonly value: string },
   signal?: AbortSignal,

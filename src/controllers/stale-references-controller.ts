@@ -1,7 +1,6 @@
 // The stale-reference controller as a module (src/runtime/controller-module.ts): leader only; wakes
 // on NudgeConfig spec changes and on Components appearing or disappearing.
-import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
-import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
+import { COMPONENTS_KIND, NUDGE_CONFIGS_KIND } from '../cluster/watched-kinds.ts';
 import type { ControllerModule } from '../runtime/controller-module.ts';
 import { Controller, generationChanged } from '../runtime/controller.ts';
 import type { ControllerSettings } from './settings.ts';
@@ -11,8 +10,8 @@ export const staleReferenceController: ControllerModule<ControllerSettings> = {
   name: 'stale-references',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, cacheSyncTimeoutMs }) {
-    const components = informers.informer<ComponentResource>(COMPONENTS);
-    const nudgeConfigs = informers.informer<NudgeConfigResource>(NUDGE_CONFIGS);
+    const components = informers.informer(COMPONENTS_KIND);
+    const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
     const controller = new Controller({
       reconciler: new StaleReferenceReconciler({
         client,

@@ -10,14 +10,16 @@ import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import { updateStatus } from '../runtime/status.ts';
 import type { Store } from '../runtime/store.ts';
-import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
 import { nudgeConfigResourceFor } from '../cluster/nudgeconfig-objects.ts';
+import { decodeNudgeConfig } from '../domain/cluster-objects.ts';
+import type { ClusterComponent } from '../schema/component.ts';
+import type { ClusterNudgeConfig } from '../schema/nudgeconfig.ts';
 
 export interface StaleReferenceReconcilerOptions {
   readonly client: ObjectClient;
-  readonly nudgeConfigs: Store<NudgeConfigResource>;
-  readonly components: Store<ComponentResource>;
+  readonly nudgeConfigs: Store<ClusterNudgeConfig>;
+  readonly components: Store<ClusterComponent>;
   readonly events?: EventRecorder;
   readonly now?: () => Date;
 }
@@ -44,12 +46,16 @@ export class StaleReferenceReconciler implements Reconciler {
 
     const now = (this.#options.now ?? (() => new Date()))().toISOString();
     const outcome = { transitionedToStale: false };
-    const written = await updateStatus<NudgeConfigResource>(
+    const written = await updateStatus<ClusterNudgeConfig>(
       client,
       nudgeConfigResourceFor(cached),
       key,
-      (current) => {
-        // Recompute against the object just read: the cache may trail the server by an edit.
+      (read) => {
+        // Recompute against the object just read: the cache may trail the server by an edit. It
+        // is decoded like the cache's; one that no longer decodes is the informer's to report.
+        const decoded = decodeNudgeConfig(read);
+        if (!decoded.ok) return undefined;
+        const current = decoded.object;
         const fresh = staleReferences(entriesOf(current), existing);
         if (isUpToDate(current, fresh.condition)) return undefined;
         const previous = current.status?.conditions?.find((c) => c.type === VALID_CONDITION);
@@ -73,7 +79,7 @@ export class StaleReferenceReconciler implements Reconciler {
 }
 
 function isUpToDate(
-  config: NudgeConfigResource,
+  config: ClusterNudgeConfig,
   condition: { status: string; reason: string; message: string },
 ): boolean {
   const current = config.status?.conditions?.find((c) => c.type === VALID_CONDITION);
@@ -87,12 +93,12 @@ function isUpToDate(
 }
 
 /** A Component appearing or disappearing matters to its namespace's singleton NudgeConfig. */
-export function nudgeConfigOfComponent(component: ComponentResource): readonly ObjectKey[] {
+export function nudgeConfigOfComponent(component: ClusterComponent): readonly ObjectKey[] {
   const namespace = component.metadata?.namespace;
   return namespace === undefined ? [] : [{ namespace, name: NUDGE_CONFIG_NAME }];
 }
 
 /** The NudgeConfig's own entries, as the one graph reader reads them (no build-nudges-ref here). */
-function entriesOf(config: NudgeConfigResource): readonly { from: string; to: string }[] {
+function entriesOf(config: ClusterNudgeConfig): readonly { from: string; to: string }[] {
   return namespaceNudgeGraph(config.metadata?.namespace ?? '', { components: [], nudgeConfig: config }).edges;
 }

@@ -1,10 +1,13 @@
 // Reading Tekton PipelineRuns the way Konflux writes them (build-service,
 // integration-service and Pipelines-as-Code, all under github.com/konflux-ci and openshift-pipelines): nudge PipelineRuns made by build-service or
-// integration-service, and the build PipelineRuns they name. Input is plain JSON from the API server
-// or an AdmissionReview, so nothing is assumed about its shape; v1 and v1beta1 are both read.
+// integration-service, and the build PipelineRuns they name. Input is a PipelineRun decoded by its
+// schema (src/schema/pipelinerun.ts): the informer's, or one decoded here from an admission request
+// or a live read (the `read*` functions taking `unknown`); v1 and v1beta1 are both read.
+import { decodePipelineRun } from './cluster-objects.ts';
 import { isDns1123Label } from './labels.ts';
+import { TEKTON_GROUP, type PipelineRun, type PipelineRunStatus } from '../schema/pipelinerun.ts';
 
-export const TEKTON_GROUP = 'tekton.dev';
+export { TEKTON_GROUP };
 
 /** The nudge marker. Its group is `redhat.com`, unlike the build labels' `openshift.io`. */
 export const NUDGE_TYPE_LABEL = 'build.appstudio.redhat.com/type';
@@ -40,24 +43,6 @@ const PUSH_EVENT_TYPES = new Set(['push', 'incoming']);
 export const IMAGE_DIGEST_RESULT = 'IMAGE_DIGEST';
 export const IMAGE_URL_RESULT = 'IMAGE_URL';
 
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringMap(value: unknown): Readonly<Record<string, string>> {
-  if (!isRecord(value)) return {};
-  const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v;
-  return out;
-}
-
-function stringAt(object: Json | undefined, key: string): string | undefined {
-  const value = object?.[key];
-  return typeof value === 'string' ? value : undefined;
-}
-
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /** The parts of a PipelineRun (v1 or v1beta1) nudger reads, normalised. */
@@ -78,61 +63,55 @@ export interface PipelineRunView {
   readonly results: Readonly<Record<string, string>>;
 }
 
-function readSucceeded(status: Json | undefined): PipelineRunView['succeeded'] {
-  const conditions = status?.conditions;
-  if (!Array.isArray(conditions)) return undefined;
-  for (const condition of conditions as unknown[]) {
-    if (!isRecord(condition) || condition.type !== 'Succeeded') continue;
-    const value = condition.status;
-    if (value !== 'True' && value !== 'False' && value !== 'Unknown') return undefined;
-    const reason = stringAt(condition, 'reason');
-    return reason === undefined ? { status: value } : { status: value, reason };
-  }
-  return undefined;
+const CONDITION_STATUSES: ReadonlySet<string> = new Set<ConditionStatus>(['True', 'False', 'Unknown']);
+
+function isConditionStatus(value: string): value is ConditionStatus {
+  return CONDITION_STATUSES.has(value);
 }
 
-function readResults(status: Json | undefined): Record<string, string> {
+function succeededOf(status: PipelineRunStatus | undefined): PipelineRunView['succeeded'] {
+  const condition = status?.conditions?.find((c) => c.type === 'Succeeded');
+  if (condition === undefined || !isConditionStatus(condition.status)) return undefined;
+  return condition.reason === undefined
+    ? { status: condition.status }
+    : { status: condition.status, reason: condition.reason };
+}
+
+function resultsOf(status: PipelineRunStatus | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const field of ['results', 'pipelineResults']) {
-    const list = status?.[field];
-    if (!Array.isArray(list)) continue;
-    for (const item of list as unknown[]) {
-      // Array- and object-valued results exist; the ones nudger reads are strings.
-      if (isRecord(item) && typeof item.name === 'string' && typeof item.value === 'string') {
-        out[item.name] ??= item.value;
-      }
-    }
+  for (const { name, value } of [...(status?.results ?? []), ...(status?.pipelineResults ?? [])]) {
+    // Array- and object-valued results exist; the ones nudger reads are strings.
+    if (typeof value === 'string') out[name] ??= value;
   }
   return out;
 }
 
-/** A PipelineRun view, or undefined when `object` is not a named tekton.dev PipelineRun. */
-export function readPipelineRun(object: unknown): PipelineRunView | undefined {
-  if (!isRecord(object) || object.kind !== 'PipelineRun') return undefined;
-  const apiVersion = stringAt(object, 'apiVersion') ?? '';
-  if (!apiVersion.startsWith(`${TEKTON_GROUP}/`)) return undefined;
-  const metadata = isRecord(object.metadata) ? object.metadata : {};
-  // Admission requests may carry generateName only; the name is then assigned after the webhook.
-  const name = stringAt(metadata, 'name') ?? stringAt(metadata, 'generateName') ?? '';
-  const spec = isRecord(object.spec) ? object.spec : undefined;
-  const status = isRecord(object.status) ? object.status : undefined;
-  const uid = stringAt(metadata, 'uid');
-  const creationTimestamp = stringAt(metadata, 'creationTimestamp');
-  const succeeded = readSucceeded(status);
-  const startTime = stringAt(status, 'startTime');
+/** The normalised view of a decoded PipelineRun: v1 and v1beta1 results alike, Succeeded read. */
+export function pipelineRunView(run: PipelineRun): PipelineRunView {
+  const metadata = run.metadata ?? {};
+  const { uid, creationTimestamp } = metadata;
+  const succeeded = succeededOf(run.status);
+  const startTime = run.status?.startTime;
   return {
-    apiVersion,
-    name,
-    namespace: stringAt(metadata, 'namespace') ?? '',
+    apiVersion: run.apiVersion ?? '',
+    // Admission requests may carry generateName only; the name is then assigned after the webhook.
+    name: metadata.name ?? metadata.generateName ?? '',
+    namespace: metadata.namespace ?? '',
     ...(uid === undefined ? {} : { uid }),
-    ...(creationTimestamp === undefined ? {} : { creationTimestamp }),
-    labels: stringMap(metadata.labels),
-    annotations: stringMap(metadata.annotations),
-    specStatus: stringAt(spec, 'status') ?? '',
+    ...(creationTimestamp === undefined || creationTimestamp === null ? {} : { creationTimestamp }),
+    labels: metadata.labels ?? {},
+    annotations: metadata.annotations ?? {},
+    specStatus: run.spec?.status ?? '',
     ...(succeeded === undefined ? {} : { succeeded }),
     ...(startTime === undefined ? {} : { startTime }),
-    results: readResults(status),
+    results: resultsOf(run.status),
   };
+}
+
+/** A PipelineRun view, or undefined when `object` is not a tekton.dev PipelineRun. */
+export function readPipelineRun(object: unknown): PipelineRunView | undefined {
+  const decoded = decodePipelineRun(object);
+  return decoded.ok ? pipelineRunView(decoded.object) : undefined;
 }
 
 /** What a nudge PipelineRun says: who nudges whom, and which build produced the image. */
@@ -165,10 +144,21 @@ export function isNudgePipelineRun(view: PipelineRunView): boolean {
   return view.labels[NUDGE_TYPE_LABEL] === NUDGE_TYPE_VALUE;
 }
 
-/** Reads a nudge PipelineRun, or says why `object` is not a usable one. */
+const NOT_A_PIPELINERUN: NudgeReading = {
+  ok: false,
+  reason: 'not-a-pipelinerun',
+  message: 'not a tekton.dev PipelineRun',
+};
+
+/** Reads a nudge PipelineRun from a raw object (decoded here), or says why it is not a usable one. */
 export function readNudgePipelineRun(object: unknown): NudgeReading {
-  const view = readPipelineRun(object);
-  if (view === undefined) return { ok: false, reason: 'not-a-pipelinerun', message: 'not a tekton.dev PipelineRun' };
+  const decoded = decodePipelineRun(object);
+  return decoded.ok ? nudgePipelineRunOf(decoded.object) : NOT_A_PIPELINERUN;
+}
+
+/** Reads a decoded nudge PipelineRun, or says why it is not a usable one. */
+export function nudgePipelineRunOf(run: PipelineRun): NudgeReading {
+  const view = pipelineRunView(run);
   const where = `PipelineRun ${view.namespace}/${view.name}`;
   if (!isNudgePipelineRun(view)) {
     return {
@@ -262,10 +252,15 @@ function branchOf(view: PipelineRunView): string | undefined {
   return undefined;
 }
 
-/** Reads a build PipelineRun, or undefined when `object` is not a PipelineRun at all. */
+/** Reads a build PipelineRun from a raw object, or undefined when it is not a PipelineRun at all. */
 export function readBuildPipelineRun(object: unknown): BuildPipelineRun | undefined {
-  const view = readPipelineRun(object);
-  if (view === undefined) return undefined;
+  const decoded = decodePipelineRun(object);
+  return decoded.ok ? buildPipelineRunOf(decoded.object) : undefined;
+}
+
+/** What a decoded build PipelineRun says about the image it produced. */
+export function buildPipelineRunOf(run: PipelineRun): BuildPipelineRun {
+  const view = pipelineRunView(run);
   const component = view.labels[COMPONENT_LABEL] ?? view.labels[COMPONENT_LABEL_V2];
   const targetBranch = branchOf(view);
   const imageDigest = view.results[IMAGE_DIGEST_RESULT];

@@ -2,8 +2,10 @@
 // Each ajv error becomes a SchemaProblem carrying a stable rule id and a message that names the
 // field; the manifest reader adds the object and the line. Graph rules (duplicates, cycles,
 // singleton name, too many edges) belong to the domain validator, not here.
+// The same ajv, with the same configuration, also builds the decoders of cluster objects
+// (objectDecoder below, used by src/domain/cluster-objects.ts).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { ChangeGroup } from '../schema/changegroup.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS, ObjectMeta } from '../schema/common.ts';
 import { Component } from '../schema/component.ts';
@@ -43,23 +45,105 @@ function readingSchema(schema: TSchema & { properties: Record<string, unknown> }
 type SchemaName = 'component' | 'changegroup' | NudgeConfigFlavour;
 
 let compiled: Record<SchemaName, ValidateFunction> | undefined;
+let sharedAjv: Ajv | undefined;
+
+/** The one ajv of the process: manifest reading and cluster decoding share its configuration. */
+function ajv(): Ajv {
+  if (sharedAjv !== undefined) return sharedAjv;
+  // No field nudger reads has a `format`, and ajv-formats alone costs ~80 ms of start-up, so
+  // formats are left as annotations (the API server checks them on every write anyway).
+  sharedAjv = new Ajv({ allErrors: true, verbose: true, strict: true, logger: false, validateFormats: false });
+  // The CRD generator and the API server read these; ajv only has to accept them.
+  sharedAjv.addVocabulary([...KUBERNETES_SCHEMA_EXTENSIONS]);
+  return sharedAjv;
+}
 
 // Compiling takes tens of milliseconds, so it happens on first use, once per process.
 function validators(): Record<SchemaName, ValidateFunction> {
   if (compiled !== undefined) return compiled;
-  // No field nudger reads has a `format`, and ajv-formats alone costs ~80 ms of start-up, so
-  // formats are left as annotations (only `status` uses them, and it is not checked).
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, logger: false, validateFormats: false });
-  // The CRD generator and the API server read these; ajv only has to accept them.
-  ajv.addVocabulary([...KUBERNETES_SCHEMA_EXTENSIONS]);
+  const compile = (schema: object): ValidateFunction => ajv().compile(schema);
   compiled = {
-    component: ajv.compile(readingSchema(Component)),
-    changegroup: ajv.compile(readingSchema(ChangeGroup)),
-    nudger: ajv.compile(readingSchema(NudgeConfig)),
-    'upstream-v1beta2': ajv.compile(readingSchema(UpstreamNudgeConfig)),
-    'upstream-konflux-v1beta2': ajv.compile(readingSchema(UpstreamKonfluxNudgeConfig)),
+    component: compile(readingSchema(Component)),
+    changegroup: compile(readingSchema(ChangeGroup)),
+    nudger: compile(readingSchema(NudgeConfig)),
+    'upstream-v1beta2': compile(readingSchema(UpstreamNudgeConfig)),
+    'upstream-konflux-v1beta2': compile(readingSchema(UpstreamKonfluxNudgeConfig)),
   };
   return compiled;
+}
+
+/** One field of an object that does not match its schema. The message names the rule, never the value. */
+export interface DecodeProblem {
+  /** The field, e.g. `spec.nudges[3].to`; `(object)` for the object itself. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type DecodeResult<T> =
+  { readonly ok: true; readonly object: T } | { readonly ok: false; readonly problems: readonly DecodeProblem[] };
+
+export type Decoder<T> = (value: unknown) => DecodeResult<T>;
+
+/**
+ * A decoder of objects as the API server serves them: `schema` with every object opened
+ * (`additionalProperties: true`), because the API server has already pruned or refused unknown
+ * fields, and a field nudger does not read must never make it drop a real object. What is left is
+ * checked as the schema says, so the object can be used as `Static<schema>` without casts.
+ * Compiled on first use. The object is returned as given, not copied.
+ */
+export function objectDecoder<S extends TSchema>(schema: S): Decoder<Static<S>> {
+  let validate: ValidateFunction | undefined;
+  return (value) => {
+    // A copy of an object schema is an object.
+    validate ??= ajv().compile(openSchema(schema) as Record<string, unknown>);
+    if (validate(value)) return { ok: true, object: value as Static<S> };
+    return { ok: false, problems: decodeProblems(validate.errors ?? [], value) };
+  };
+}
+
+/** A copy of `schema` in which no object refuses properties it does not declare. */
+function openSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(openSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    copy[key] = key === 'additionalProperties' && value === false ? true : openSchema(value);
+  }
+  return copy;
+}
+
+function decodeProblems(errors: readonly ErrorObject[], root: unknown): DecodeProblem[] {
+  const problems: DecodeProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const problem = decodeProblemOf(error, root);
+    const key = `${problem.path}\u0000${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+function decodeProblemOf(error: ErrorObject, root: unknown): DecodeProblem {
+  const path = pathOf(error.instancePath, root);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: formatFieldPath([...path, String(params.missingProperty)]), message: 'required field is missing' };
+    case 'type':
+      return { path: formatFieldPath(path), message: `must be ${article(String(params.type))}` };
+    case 'enum':
+      return {
+        path: formatFieldPath(path),
+        message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
+    case 'const':
+      return { path: formatFieldPath(path), message: `must be ${JSON.stringify(params.allowedValue)}` };
+    default:
+      // ajv's own messages quote the schema (a pattern, a limit), never the data.
+      return { path: formatFieldPath(path), message: error.message ?? `fails ${error.keyword}` };
+  }
 }
 
 /** The ChangeGroup's spec and metadata; status is the controller's own and not checked. */

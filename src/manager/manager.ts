@@ -7,9 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
 import { KubeLeaseLock } from '../adapters/kubernetes/lease-lock.ts';
-import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../adapters/kubernetes/types.ts';
-import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
+import { CHANGE_GROUPS_KIND, COMPONENTS_KIND, NUDGE_CONFIGS_KIND } from '../cluster/watched-kinds.ts';
 import { EventRecorder } from '../runtime/events.ts';
 import { HealthServer } from '../runtime/health-server.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
@@ -108,9 +106,9 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   // One informer per resource for the whole replica: the webhooks read these caches on every
   // replica; controllers share them, and a leadership term adds its own (nudge PipelineRuns).
   const replicaInformers = new SharedInformers({ http: client.http, registry, logger, ...scope });
-  const components = replicaInformers.informer<ComponentResource>(COMPONENTS);
-  const nudgeConfigs = replicaInformers.informer<NudgeConfigResource>(NUDGE_CONFIGS);
-  const changeGroups = replicaInformers.informer<KubeObject>(CHANGE_GROUPS);
+  const components = replicaInformers.informer(COMPONENTS_KIND);
+  const nudgeConfigs = replicaInformers.informer(NUDGE_CONFIGS_KIND);
+  const changeGroups = replicaInformers.informer(CHANGE_GROUPS_KIND);
   const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
   // One lookup for both webhooks, so they share one rate limit of live checks.
   const componentLookup = new CachedComponentLookup(components.store, client);
@@ -203,7 +201,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const replicaControllers = CONTROLLERS.filter((c) => !c.leaderOnly).map((controller) =>
     controller.setUp({ ...context, informers: replicaInformers }),
   );
-  const informerRuns = replicaInformers.own().map((informer) => informer.run(stopping.signal));
+  const informerRuns = [replicaInformers.run(stopping.signal)];
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     // A leadership term's own informers (nudge PipelineRuns) start and stop with it.

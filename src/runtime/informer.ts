@@ -3,6 +3,12 @@
 // against the cache yields the deletes that happened while disconnected), every other failure or
 // early end reconnects from the last resourceVersion with backoff, and an idle watchdog replaces
 // connections that went silent without closing.
+// Every object is decoded once, by the kind's decoder (watched-kind.ts), before it enters the
+// cache: readers get typed objects. A malformed object never enters the cache. It is reported once
+// per resourceVersion (a warning naming each field, a counter) and kept aside in `undecodable()`;
+// a good version cached earlier leaves the cache, with a `delete` to handlers, since nudger can no
+// longer read it. It never stops the informer or the other objects, unlike a decode failure in
+// client-go or kube-rs, which fails the whole list.
 import { errorFromStatus, isGone, isTooManyRequests, KubeApiError } from '../adapters/kubernetes/errors.ts';
 import type { KubeObject, ListWatchSource, WatchEvent } from '../adapters/kubernetes/types.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
@@ -11,6 +17,7 @@ import type { Registry } from 'prom-client';
 import { describeError, silentLogger, type RuntimeLogger } from './runtime-log.ts';
 import { runtimeMetrics, type RuntimeMetrics } from './runtime-metrics.ts';
 import { cacheKeyOf, Store, type IndexFunc } from './store.ts';
+import type { DecodeProblem, WatchedKind } from './watched-kind.ts';
 
 export type { KubeObject, ListWatchSource, ResourceRef, WatchEvent } from '../adapters/kubernetes/types.ts';
 
@@ -40,8 +47,16 @@ export interface InformerHealth {
   readonly relists: number;
 }
 
+/** An object the informer saw but could not decode, so did not cache. */
+export interface UndecodableObject {
+  readonly resourceVersion: string;
+  readonly problems: readonly DecodeProblem[];
+}
+
 export interface InformerOptions<T extends KubeObject> {
-  readonly source: ListWatchSource<T>;
+  readonly source: ListWatchSource<KubeObject>;
+  /** How raw objects become `T`; an object it refuses is kept out of the cache. */
+  readonly kind: WatchedKind<T>;
   /** Label for logs and metrics; defaults to the source's description. */
   readonly resource?: string;
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
@@ -68,6 +83,8 @@ const DEFAULT_IDLE_TIMEOUT_MS = 11 * 60_000;
 const DEFAULT_RESYNC_PERIOD_MS = 10 * 60 * 60_000;
 /** A watch that ends before this fraction of its timeoutSeconds ended early (a failure). */
 const EARLY_END_FRACTION = 0.9;
+/** A log line names this many problems of an undecodable object, then counts the rest. */
+const LOGGED_PROBLEMS = 10;
 
 type RestartReason = 'error' | 'closed' | 'idle' | 'timeout' | 'gone' | 'throttled';
 
@@ -78,7 +95,10 @@ class IdleWatchError extends Error {
 export class Informer<T extends KubeObject> {
   readonly store: Store<T>;
   readonly resource: string;
-  readonly #source: ListWatchSource<T>;
+  readonly #source: ListWatchSource<KubeObject>;
+  readonly #kind: WatchedKind<T>;
+  /** By cache key: objects seen but not decodable, with the resourceVersion last reported. */
+  readonly #undecodable = new Map<string, UndecodableObject>();
   readonly #handlers = new Set<InformerHandlers<T>>();
   readonly #clock: Clock;
   readonly #random: () => number;
@@ -101,6 +121,7 @@ export class Informer<T extends KubeObject> {
 
   constructor(options: InformerOptions<T>) {
     this.#source = options.source;
+    this.#kind = options.kind;
     this.resource = options.resource ?? options.source.description;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
@@ -130,6 +151,11 @@ export class Informer<T extends KubeObject> {
         this.#call(handlers, 'add', () => handlers.add?.(object, { initialList: true }));
     }
     return () => this.#handlers.delete(handlers);
+  }
+
+  /** The objects left out of the cache because they do not decode, by `namespace/name`. */
+  undecodable(): ReadonlyMap<string, UndecodableObject> {
+    return this.#undecodable;
   }
 
   hasSynced(): boolean {
@@ -230,7 +256,7 @@ export class Informer<T extends KubeObject> {
   }
 
   async #list(signal: AbortSignal): Promise<void> {
-    const items: T[] = [];
+    const items: KubeObject[] = [];
     let resourceVersion: string;
     let next: string | undefined;
     do {
@@ -249,9 +275,10 @@ export class Informer<T extends KubeObject> {
     const meta: EventMeta = { initialList };
     const seen = new Set<string>();
     for (const item of items) {
-      const { previous, current } = this.store.upsert(item);
-      const key = cacheKeyOf(current);
-      seen.add(key);
+      seen.add(cacheKeyOf(item));
+      const object = this.#decode(item, meta);
+      if (object === undefined) continue;
+      const { previous, current } = this.store.upsert(object);
       if (previous === undefined) this.#emit('add', (h) => h.add?.(current, meta));
       else if (previous.metadata?.resourceVersion !== current.metadata?.resourceVersion) {
         this.#emit('update', (h) => h.update?.(previous, current, meta));
@@ -262,6 +289,8 @@ export class Informer<T extends KubeObject> {
       const removed = this.store.remove(key);
       if (removed !== undefined) this.#emit('delete', (h) => h.delete?.(removed, meta));
     }
+    // Deleted while the watch was down: nothing left to fix.
+    for (const key of [...this.#undecodable.keys()]) if (!seen.has(key)) this.#forget(key);
     this.#resourceVersion = resourceVersion;
     if (!initialList) {
       this.#relists += 1;
@@ -323,7 +352,7 @@ export class Informer<T extends KubeObject> {
     return lastedMs >= timeoutSeconds * 1000 * EARLY_END_FRACTION ? 'timeout' : 'closed';
   }
 
-  #apply(event: WatchEvent<T>): void {
+  #apply(event: WatchEvent<KubeObject>): void {
     this.#lastEventAt = this.#clock.now();
     this.#metrics?.lastEvent.set({ resource: this.resource }, this.#lastEventAt / 1000);
     if (event.type === 'ERROR') throw errorFromStatus({ verb: 'watch', resource: this.resource }, event.status);
@@ -334,20 +363,71 @@ export class Informer<T extends KubeObject> {
         break;
       case 'ADDED':
       case 'MODIFIED': {
-        const { previous, current } = this.store.upsert(event.object);
+        const object = this.#decode(event.object, meta);
+        if (object === undefined) break;
+        const { previous, current } = this.store.upsert(object);
         if (previous === undefined) this.#emit('add', (h) => h.add?.(current, meta));
         else this.#emit('update', (h) => h.update?.(previous, current, meta));
         break;
       }
       case 'DELETED': {
-        this.store.remove(cacheKeyOf(event.object));
-        // The watch's copy is the final state, newer than the cache's.
-        const last = this.store.prepare(event.object);
-        this.#emit('delete', (h) => h.delete?.(last, meta));
+        const key = cacheKeyOf(event.object);
+        this.#forget(key);
+        const cached = this.store.remove(key);
+        // The watch's copy is the final state, newer than the cache's; the cache's last good one
+        // when the final state does not decode. An object never cached and never decodable was
+        // never seen by handlers, so they hear nothing of its end either.
+        const final = this.#kind.decode(event.object);
+        const last = final.ok ? this.store.prepare(final.object) : cached;
+        if (last !== undefined) this.#emit('delete', (h) => h.delete?.(last, meta));
         break;
       }
     }
     if (resourceVersion !== undefined && resourceVersion !== '') this.#resourceVersion = resourceVersion;
+  }
+
+  /**
+   * The typed object, or undefined when `raw` does not decode: then it is recorded (and reported
+   * once per resourceVersion), and a good version cached earlier leaves the cache with a `delete`.
+   */
+  #decode(raw: KubeObject, meta: EventMeta): T | undefined {
+    const key = cacheKeyOf(raw);
+    const decoded = this.#kind.decode(raw);
+    if (decoded.ok) {
+      this.#forget(key);
+      return decoded.object;
+    }
+    this.#refuse(key, raw, decoded.problems);
+    const removed = this.store.remove(key);
+    if (removed !== undefined) this.#emit('delete', (h) => h.delete?.(removed, meta));
+    return undefined;
+  }
+
+  #refuse(key: string, raw: KubeObject, problems: readonly DecodeProblem[]): void {
+    const resourceVersion = raw.metadata?.resourceVersion ?? '';
+    const reported = this.#undecodable.get(key)?.resourceVersion === resourceVersion;
+    this.#undecodable.set(key, { resourceVersion, problems });
+    this.#metrics?.undecodableObjects.set({ resource: this.resource }, this.#undecodable.size);
+    // A resync or relist brings the same version again: it was said already.
+    if (reported) return;
+    this.#metrics?.decodeFailures.inc({ resource: this.resource });
+    const shown = problems.slice(0, LOGGED_PROBLEMS).map((problem) => `${problem.path}: ${problem.message}`);
+    const more = problems.length - shown.length;
+    this.#logger.warn(
+      {
+        resource: this.resource,
+        namespace: raw.metadata?.namespace ?? '',
+        name: raw.metadata?.name ?? '',
+        resourceVersion,
+        problems: more > 0 ? [...shown, `and ${String(more)} more`] : shown,
+      },
+      'object does not match its schema; nudger ignores it until it is fixed',
+    );
+  }
+
+  #forget(key: string): void {
+    if (this.#undecodable.delete(key))
+      this.#metrics?.undecodableObjects.set({ resource: this.resource }, this.#undecodable.size);
   }
 
   #setWatching(watching: boolean): void {

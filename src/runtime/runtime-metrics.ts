@@ -37,6 +37,8 @@ export class RuntimeMetrics {
   readonly relists: Counter<'resource' | 'reason'>;
   readonly lastEvent: Gauge<'resource'>;
   readonly watching: Gauge<'resource'>;
+  readonly decodeFailures: Counter<'resource'>;
+  readonly undecodableObjects: Gauge<'resource'>;
   readonly leader: Gauge<'name'>;
   readonly #queues = new Set<QueueProbe>();
 
@@ -133,6 +135,16 @@ export class RuntimeMetrics {
       ['resource'],
     );
     this.watching = gauge('nudger_informer_watching', '1 while the watch of a resource is established', ['resource']);
+    this.decodeFailures = counter(
+      'nudger_informer_decode_failures_total',
+      'Object versions an informer left out of its cache because they do not match their schema',
+      ['resource'],
+    );
+    this.undecodableObjects = gauge(
+      'nudger_informer_undecodable_objects',
+      'Objects an informer holds out of its cache right now because they do not match their schema',
+      ['resource'],
+    );
     this.leader = gauge('nudger_leader_election_master_status', '1 while this replica holds the named lease', ['name']);
   }
 

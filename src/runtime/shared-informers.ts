@@ -3,21 +3,29 @@
 // controller-runtime's shared informer factory does. A leadership term gets a child set
 // (`forTerm`): informers only leader-side controllers need (nudge PipelineRuns) live and die with
 // the term, while asking for one the replica already runs (Components) returns the replica's.
+// Informers are asked for by kind (watched-kind.ts), which fixes the type of their objects: one
+// cache has one decoder, so two callers can never hold it as two different types.
 import type { KubeHttp } from '../adapters/kubernetes/http.ts';
 import { KubeListWatchSource } from '../adapters/kubernetes/list-watch.ts';
-import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import type { Registry } from 'prom-client';
 import { Informer } from './informer.ts';
 import type { RuntimeLogger } from './runtime-log.ts';
+import type { WatchedKind } from './watched-kind.ts';
 
 export interface InformerRequest {
   /** Only objects with these labels (`key=value`), as the API server selects them. */
   readonly labelSelector?: string;
+  /**
+   * The caller runs the informer itself, and `run` leaves it out: for a resource whose CRD may be
+   * missing, which the caller probes first (ReleasePlanAdmissions, src/controllers/changegroup).
+   */
+  readonly runByCaller?: boolean;
 }
 
 /** What controllers and webhooks ask informers from. */
 export interface InformerSource {
-  informer<T extends KubeObject>(resource: ResourceRef, request?: InformerRequest): Informer<T>;
+  informer<T extends KubeObject>(kind: WatchedKind<T>, request?: InformerRequest): Informer<T>;
 }
 
 export interface SharedInformersOptions {
@@ -28,30 +36,51 @@ export interface SharedInformersOptions {
   readonly logger: RuntimeLogger;
 }
 
+interface Entry {
+  readonly informer: Informer<KubeObject>;
+  readonly kind: WatchedKind<KubeObject>;
+  readonly runByCaller: boolean;
+}
+
 export class SharedInformers implements InformerSource {
   readonly #options: SharedInformersOptions;
   readonly #parent: SharedInformers | undefined;
-  readonly #own = new Map<string, Informer<KubeObject>>();
+  readonly #own = new Map<string, Entry>();
 
   constructor(options: SharedInformersOptions, parent?: SharedInformers) {
     this.#options = options;
     this.#parent = parent;
   }
 
-  informer<T extends KubeObject>(resource: ResourceRef, request: InformerRequest = {}): Informer<T> {
-    const key = `${resource.group}/${resource.version}/${resource.plural}?${request.labelSelector ?? ''}`;
+  informer<T extends KubeObject>(kind: WatchedKind<T>, request: InformerRequest = {}): Informer<T> {
+    const { group, version, plural } = kind.resource;
+    const key = `${group}/${version}/${plural}?${request.labelSelector ?? ''}`;
+    const runByCaller = request.runByCaller === true;
     const existing = this.#find(key);
-    if (existing !== undefined) return existing as unknown as Informer<T>;
+    if (existing !== undefined) {
+      // A programming error, not a cluster state: refuse it before anything runs.
+      if (existing.kind !== kind) throw new Error(`the informer for ${key} was asked for with two kind descriptors`);
+      if (existing.runByCaller !== runByCaller) {
+        throw new Error(`the informer for ${key} was asked for both as run by its caller and as run by the set`);
+      }
+      // Sound: the same kind object made this informer, so its objects are T.
+      return existing.informer as unknown as Informer<T>;
+    }
     const { http, namespace, registry, logger } = this.#options;
     const informer = new Informer<T>({
-      source: new KubeListWatchSource<T>(http, resource, {
+      source: new KubeListWatchSource(http, kind.resource, {
         ...(namespace === undefined ? {} : { namespace }),
         ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
       }),
+      kind,
       ...(registry === undefined ? {} : { registry }),
       logger,
     });
-    this.#own.set(key, informer as unknown as Informer<KubeObject>);
+    this.#own.set(key, {
+      informer: informer as unknown as Informer<KubeObject>,
+      kind,
+      runByCaller,
+    });
     return informer;
   }
 
@@ -62,15 +91,16 @@ export class SharedInformers implements InformerSource {
 
   /** The informers this set created (not its parent's). */
   own(): readonly Informer<KubeObject>[] {
-    return [...this.#own.values()];
+    return [...this.#own.values()].map((entry) => entry.informer);
   }
 
-  /** Runs this set's own informers until `signal` aborts. */
+  /** Runs this set's own informers, except those their callers run, until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    await Promise.all(this.own().map((informer) => informer.run(signal)));
+    const runs = [...this.#own.values()].filter((entry) => !entry.runByCaller);
+    await Promise.all(runs.map((entry) => entry.informer.run(signal)));
   }
 
-  #find(key: string): Informer<KubeObject> | undefined {
+  #find(key: string): Entry | undefined {
     const own = this.#own.get(key);
     if (own !== undefined || this.#parent === undefined) return own;
     return this.#parent.#find(key);

@@ -32,6 +32,7 @@ import {
 import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
+import { decodeComponent, decodeNudgeConfig } from '../domain/cluster-objects.ts';
 
 export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
 /** build-service's repo-at-sha link on build PipelineRuns. */
@@ -110,10 +111,6 @@ interface ComponentResource extends KubeObject {
     source?: { git?: { url?: unknown; revision?: unknown } };
     [BUILD_NUDGES_REF]?: unknown;
   };
-}
-
-interface NudgeConfigResource extends KubeObject {
-  spec?: { nudges?: unknown };
 }
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -312,13 +309,17 @@ export class KonfluxStandIn {
 
   /** Target Component names, deduplicated, existing ones only, in edge order. */
   async #nudgeTargets(namespace: string, name: string, component: ComponentResource): Promise<string[]> {
-    const config = await this.#client
-      .get<NudgeConfigResource>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME)
-      .catch(whenNotFound(undefined));
+    const config = await this.#client.get(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME).catch(whenNotFound(undefined));
+    // Read as nudger's informers read them: an object that does not decode offers no edge.
+    const nudging = decodeComponent(component);
+    const nudgeConfig = config === undefined ? undefined : decodeNudgeConfig(config);
     // Upstream build-service's rule on purpose: a NudgeConfig, when present, replaces build-nudges-ref.
     const graph = namespaceNudgeGraph(
       namespace,
-      { components: [component], ...(config === undefined ? {} : { nudgeConfig: config }) },
+      {
+        components: nudging.ok ? [nudging.object] : [],
+        ...(nudgeConfig?.ok === true ? { nudgeConfig: nudgeConfig.object } : {}),
+      },
       { rules: 'build-service' },
     );
     const wanted = graph.edges.filter((edge) => edge.from === name && edge.mode === 'immediate').map((edge) => edge.to);

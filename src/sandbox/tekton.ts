@@ -26,6 +26,8 @@ import {
   rewriteDigests,
 } from '../domain/digest-rewrite/index.ts';
 import { gitSourceOf, nudgingComponentFacts, renovateConfigMapSources } from '../cluster/nudged-repository.ts';
+import { decodeComponent } from '../domain/cluster-objects.ts';
+import type { ClusterComponent } from '../schema/component.ts';
 import {
   NUDGE_TYPE_LABEL,
   NUDGE_TYPE_VALUE,
@@ -93,10 +95,6 @@ export interface TektonStandInOptions {
 interface PipelineRunObject extends KubeObject {
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
-}
-
-interface ComponentObject extends KubeObject {
-  spec?: { source?: { git?: { url?: unknown; revision?: unknown } } };
 }
 
 export class TektonStandIn {
@@ -345,8 +343,11 @@ export class TektonStandIn {
     return ours === theirs;
   }
 
-  async #getComponent(namespace: string, name: string): Promise<ComponentObject | undefined> {
-    return this.#client.get<ComponentObject>(COMPONENTS, namespace, name).catch(whenNotFound(undefined));
+  /** The Component, decoded as the manager's informer decodes it; one that does not decode counts as none. */
+  async #getComponent(namespace: string, name: string): Promise<ClusterComponent | undefined> {
+    const read = await this.#client.get(COMPONENTS, namespace, name).catch(whenNotFound(undefined));
+    const decoded = read === undefined ? undefined : decodeComponent(read);
+    return decoded?.ok === true ? decoded.object : undefined;
   }
 
   async #writeStatus(run: PipelineRunObject, status: Record<string, unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 // ChangeGroup (ADR 59, docs/decisions.md D1-D5): the one definition from which the CRD (deploy/crds/), the
 // runtime validator and the TypeScript types are derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
-import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
+import { ClusterEnvelope, ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
 
 export const CHANGE_GROUP_GROUP = 'appstudio.redhat.com';
 export const CHANGE_GROUP_VERSION = 'v1alpha1';
@@ -189,3 +189,13 @@ export const ChangeGroup = Type.Object(
   },
 );
 export type ChangeGroup = Static<typeof ChangeGroup>;
+
+/**
+ * A ChangeGroup as the API server serves it. Unlike manifest reading, the status is checked: the
+ * controller reads it back, and the API server checked it against the same schema on every write.
+ */
+export const ClusterChangeGroup = Type.Object(
+  { ...ClusterEnvelope, spec: ChangeGroupSpec, status: Type.Optional(ChangeGroupStatus) },
+  { additionalProperties: true },
+);
+export type ClusterChangeGroup = Static<typeof ClusterChangeGroup>;

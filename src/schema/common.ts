@@ -51,3 +51,37 @@ export const ObjectMeta = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/**
+ * ObjectMeta as the API server serves it, in the objects nudger reads from the cluster: the fields
+ * the runtime and the controllers read, typed as the API server guarantees them (it sets or checks
+ * every one), so checking them again refuses no real object. The rest passes through untouched.
+ */
+export const ClusterObjectMeta = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    generateName: Type.Optional(Type.String()),
+    namespace: Type.Optional(Type.String()),
+    uid: Type.Optional(Type.String()),
+    resourceVersion: Type.Optional(Type.String()),
+    generation: Type.Optional(Type.Integer()),
+    // null in the object of an admission request on CREATE: the API server sets it after admission.
+    creationTimestamp: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    deletionTimestamp: Type.Optional(Type.String()),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+    finalizers: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: true },
+);
+export type ClusterObjectMeta = Static<typeof ClusterObjectMeta>;
+
+/**
+ * The envelope every cluster object shares. A LIST leaves `apiVersion` and `kind` off its items
+ * for built-in kinds, so neither is required; the informer knows the kind it watches.
+ */
+export const ClusterEnvelope = {
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: Type.Optional(ClusterObjectMeta),
+};

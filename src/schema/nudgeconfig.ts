@@ -1,7 +1,7 @@
 // NudgeConfig (ADR 67): the one definition from which the CRD (deploy/crds/), the runtime
 // validator and the TypeScript types are all derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
-import { ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
+import { ClusterEnvelope, ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
 
 export const NUDGE_CONFIG_GROUP = 'konflux-ci.dev';
 export const NUDGE_CONFIG_VERSION = 'v1alpha1';
@@ -114,3 +114,14 @@ export const NudgeConfig = Type.Object(
   },
 );
 export type NudgeConfig = Static<typeof NudgeConfig>;
+
+/**
+ * A NudgeConfig as the API server serves it through v1alpha1, whichever version its client wrote
+ * (one CRD, conversion None). Its spec is typed by v1alpha1's; v1beta2's entries have the same
+ * fields (src/schema/upstream-nudgeconfig.ts), so the type fits both.
+ */
+export const ClusterNudgeConfig = Type.Object(
+  { ...ClusterEnvelope, spec: Type.Optional(NudgeConfigSpec), status: Type.Optional(NudgeConfigStatus) },
+  { additionalProperties: true },
+);
+export type ClusterNudgeConfig = Static<typeof ClusterNudgeConfig>;

@@ -7,7 +7,7 @@
 // Upstream reserves `gatingGroup` and does not require it for `mode: validated`, so neither schema
 // carries nudger's missing-gating-group rule.
 import Type, { type Static } from 'typebox';
-import { ObjectMeta } from './common.ts';
+import { ClusterEnvelope, ObjectMeta } from './common.ts';
 import { NUDGE_CONFIG_NAME } from './nudgeconfig.ts';
 import {
   NUDGE_CONFIG_CEL,
@@ -88,3 +88,9 @@ export const UpstreamKonfluxNudgeConfig = Type.Object(
   },
 );
 export type UpstreamKonfluxNudgeConfig = Static<typeof UpstreamKonfluxNudgeConfig>;
+
+/** A NudgeConfig stored through `konflux-ci.dev/v1beta2` and served through v1alpha1 (D1). */
+export const ClusterUpstreamKonfluxNudgeConfig = Type.Object(
+  { ...ClusterEnvelope, spec: Type.Optional(UpstreamKonfluxNudgeConfigSpec), status: Type.Optional(NudgeConfigStatus) },
+  { additionalProperties: true },
+);

@@ -3,18 +3,20 @@
 // the cache may trail a NudgeConfig or Component edited a moment ago.
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
-import { COMPONENTS, NUDGE_CONFIGS } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject, ResourceRef } from '../adapters/kubernetes/types.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
-import type { ComponentResource, NudgeConfigResource } from '../cluster/nudgeconfig-objects.ts';
+import { COMPONENTS_KIND, NUDGE_CONFIGS_KIND } from '../cluster/watched-kinds.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import type { Store } from '../runtime/store.ts';
+import type { WatchedKind } from '../runtime/watched-kind.ts';
+import type { ClusterComponent } from '../schema/component.ts';
+import type { ClusterNudgeConfig } from '../schema/nudgeconfig.ts';
 import type { NudgeEdgeLookup } from './changegroup.ts';
 
 /** Does `nudging` nudge `nudged`, by the namespace's NudgeConfig or the Component's build-nudges-ref? */
 export function hasNudgeEdge(
-  nudgeConfig: NudgeConfigResource | undefined,
-  nudgingComponent: ComponentResource | undefined,
+  nudgeConfig: ClusterNudgeConfig | undefined,
+  nudgingComponent: ClusterComponent | undefined,
   nudging: string,
   nudged: string,
 ): boolean {
@@ -34,11 +36,11 @@ export function hasNudgeEdge(
 }
 
 export class CachedNudgeEdgeLookup implements NudgeEdgeLookup {
-  readonly #components: Store<ComponentResource>;
-  readonly #nudgeConfigs: Store<NudgeConfigResource>;
+  readonly #components: Store<ClusterComponent>;
+  readonly #nudgeConfigs: Store<ClusterNudgeConfig>;
   readonly #client: ObjectClient;
 
-  constructor(components: Store<ComponentResource>, nudgeConfigs: Store<NudgeConfigResource>, client: ObjectClient) {
+  constructor(components: Store<ClusterComponent>, nudgeConfigs: Store<ClusterNudgeConfig>, client: ObjectClient) {
     this.#components = components;
     this.#nudgeConfigs = nudgeConfigs;
     this.#client = client;
@@ -56,20 +58,25 @@ export class CachedNudgeEdgeLookup implements NudgeEdgeLookup {
     );
     if (unconfirmed.length === 0) return new Set();
     const [liveConfig, ...liveComponents] = await Promise.all([
-      this.#getOrUndefined<NudgeConfigResource>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME, signal),
-      ...unconfirmed.map((name) => this.#getOrUndefined<ComponentResource>(COMPONENTS, namespace, name, signal)),
+      this.#read(NUDGE_CONFIGS_KIND, namespace, NUDGE_CONFIG_NAME, signal),
+      ...unconfirmed.map((name) => this.#read(COMPONENTS_KIND, namespace, name, signal)),
     ]);
     return new Set(unconfirmed.filter((name, i) => !hasNudgeEdge(liveConfig, liveComponents[i], name, nudged)));
   }
 
-  async #getOrUndefined<T extends KubeObject>(
-    ref: ResourceRef,
+  /**
+   * A live read, decoded as the informer decodes the kind: absent when there is none, and when
+   * it does not decode (the informer reports that), since nothing can be read from it either.
+   */
+  async #read<T extends KubeObject>(
+    kind: WatchedKind<T>,
     namespace: string,
     name: string,
     signal: AbortSignal,
   ): Promise<T | undefined> {
     try {
-      return await this.#client.get<T>(ref, namespace, name, signal);
+      const decoded = kind.decode(await this.#client.get(kind.resource, namespace, name, signal));
+      return decoded.ok ? decoded.object : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;

@@ -1,7 +1,8 @@
-// The validating webhook for ChangeGroup create/update (ADR 59): it decodes the request, gathers
-// the facts through lookups (cache first, rate-limited live checks) and answers with the pure
-// decision of src/domain/changegroup/admission.ts.
-import { decideChangeGroupAdmission, nudgersToCheck, readChangeGroupView } from '../domain/changegroup/admission.ts';
+// The validating webhook for ChangeGroup create/update (ADR 59): it decodes the request's object
+// with the decoder the informer uses, gathers the facts through lookups (cache first, rate-limited
+// live checks) and answers with the pure decision of src/domain/changegroup/admission.ts.
+import { changeGroupView, decideChangeGroupAdmission, nudgersToCheck } from '../domain/changegroup/admission.ts';
+import { decodeChangeGroup } from '../domain/cluster-objects.ts';
 import { CHANGE_GROUP_API_VERSION, CHANGE_GROUP_GROUP, CHANGE_GROUP_KIND } from '../schema/changegroup.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import { componentCheckDenial, type ComponentLookup } from './nudgeconfig.ts';
@@ -34,17 +35,16 @@ export function changeGroupValidator(lookups: ChangeGroupValidatorLookups): Admi
       apiVersions: [CHANGE_GROUP_API_VERSION],
     });
     if ('denial' in admitted) return admitted.denial;
-    const changeGroup = readChangeGroupView(request.object, request.namespace);
-    // The CRD schema requires nudgedComponent, so only a request the API server never sends gets here.
-    if (changeGroup === undefined) {
-      return {
-        allowed: false,
-        code: 422,
-        reason: 'Invalid',
-        message: 'spec.nudgedComponent: required field is missing',
-      };
+    const decoded = decodeChangeGroup(request.object);
+    // The API server checks the CRD schema before this webhook, so only a request it never sends
+    // gets here.
+    if (!decoded.ok) {
+      const message = decoded.problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+      return { allowed: false, code: 422, reason: 'Invalid', message };
     }
-    const previous = operation === 'UPDATE' ? readChangeGroupView(request.oldObject, request.namespace) : undefined;
+    const changeGroup = changeGroupView(decoded.object, request.namespace);
+    const old = operation === 'UPDATE' ? decodeChangeGroup(request.oldObject) : undefined;
+    const previous = old?.ok === true ? changeGroupView(old.object, request.namespace) : undefined;
     const { namespace, nudgedComponent } = changeGroup;
     const toCheck = nudgersToCheck(operation, changeGroup, previous);
     let missing: ReadonlySet<string>;

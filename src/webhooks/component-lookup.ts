@@ -10,10 +10,10 @@
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { isNotFound } from '../adapters/kubernetes/errors.ts';
 import { COMPONENTS } from '../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import { TokenBucket } from '../runtime/rate-limiter.ts';
 import type { Store } from '../runtime/store.ts';
+import type { ClusterComponent } from '../schema/component.ts';
 import { ComponentCheckUnavailableError, type ComponentLookup } from './nudgeconfig.ts';
 
 /** Live GETs per second across all admission requests, and the burst allowed above it. */
@@ -29,13 +29,13 @@ export interface CachedComponentLookupOptions {
 }
 
 export class CachedComponentLookup implements ComponentLookup {
-  readonly #store: Store<KubeObject>;
+  readonly #store: Store<ClusterComponent>;
   readonly #client: ObjectClient;
   readonly #bucket: TokenBucket;
   /** One live GET per (namespace, name) at a time; later askers share its answer. */
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
-  constructor(store: Store<KubeObject>, client: ObjectClient, options: CachedComponentLookupOptions = {}) {
+  constructor(store: Store<ClusterComponent>, client: ObjectClient, options: CachedComponentLookupOptions = {}) {
     this.#store = store;
     this.#client = client;
     this.#bucket = new TokenBucket(

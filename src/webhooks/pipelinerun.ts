@@ -9,14 +9,18 @@ import {
   PIPELINERUN_CANCELLED,
   REDISPATCHED_FROM_ANNOTATION,
 } from '../domain/changegroup/hold-decision.ts';
-import { readNudgePipelineRun } from '../domain/nudge-pipelinerun.ts';
+import { decodePipelineRun } from '../domain/cluster-objects.ts';
+import { nudgePipelineRunOf } from '../domain/nudge-pipelinerun.ts';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission.ts';
 import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 
 export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): AdmissionHandler {
   return (request: AdmissionRequest): AdmissionDecision => {
     if (request.operation !== 'CREATE') return { allowed: true };
-    const reading = readNudgePipelineRun(request.object);
+    // Decoded once, as the informer decodes the PipelineRuns it caches.
+    const run = decodePipelineRun(request.object);
+    if (!run.ok) return { allowed: true };
+    const reading = nudgePipelineRunOf(run.object);
     if (!reading.ok) return { allowed: true };
     const { nudge } = reading;
     if (nudge.pipelineRun.specStatus === PIPELINERUN_CANCELLED) return { allowed: true };
@@ -32,6 +36,6 @@ export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): Admissi
       changeGroups.inNamespace(namespace),
     );
     if (decision.action === 'leave') return { allowed: true };
-    return { allowed: true, patch: cancelPatch(request.object, decision) };
+    return { allowed: true, patch: cancelPatch(run.object, decision) };
   };
 }

@@ -13,12 +13,16 @@ import type { KubeObject, ListPage, ResourceRef } from '../../src/adapters/kuber
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import { BuildVerifier } from '../../src/controllers/changegroup/build-verifier.ts';
 import { ChangeGroupReconciler } from '../../src/controllers/changegroup/reconciler.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import { CHANGE_GROUPS_KIND, COMPONENTS_KIND } from '../../src/cluster/watched-kinds.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
 import { Controller } from '../../src/runtime/controller.ts';
 import { Store } from '../../src/runtime/store.ts';
-import type { ChangeGroupStatus } from '../../src/schema/changegroup.ts';
+import type { ChangeGroupStatus, ClusterChangeGroup } from '../../src/schema/changegroup.ts';
+import type { ClusterComponent } from '../../src/schema/component.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
+import type { PipelineRun } from '../../src/schema/pipelinerun.ts';
+import { decoded } from '../support/decoded.ts';
 import { buildRun, DIGEST, nudgeRun } from '../domain/changegroup/fixtures.ts';
 import { git, tempDir } from '../adapters/git/helpers.ts';
 
@@ -103,14 +107,14 @@ export class RecordingClient implements ObjectClient {
   delete = (): Promise<never> => Promise.reject(new Error('unused'));
 }
 
-function component(name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): ComponentResource {
-  return {
+function component(name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): ClusterComponent {
+  return decoded(COMPONENTS_KIND, {
     apiVersion: 'appstudio.redhat.com/v1alpha1',
     kind: 'Component',
     metadata: { name, namespace: NS },
     spec: { componentName: name, ...spec },
     ...(status === undefined ? {} : { status }),
-  };
+  } as KubeObject);
 }
 
 export interface SetupOptions {
@@ -128,10 +132,10 @@ export async function setup(prefix: string, options: SetupOptions = {}) {
   const forge = new LocalForge({ root: join(dir, 'forge') });
   const repo = await forge.createRepository('acme', 'bundle-x', NUDGED_FILES);
   const client = new RecordingClient();
-  const changeGroups = new Store<KubeObject>();
-  const components = new Store<ComponentResource>();
-  const nudgeConfigs = new Store<NudgeConfigResource>();
-  const nudgeRuns = new Store<KubeObject>();
+  const changeGroups = new Store<ClusterChangeGroup>();
+  const components = new Store<ClusterComponent>();
+  const nudgeConfigs = new Store<ClusterNudgeConfig>();
+  const nudgeRuns = new Store<PipelineRun>();
   components.upsert(
     component('bundle-x', { source: { git: { url: options.nudgedUrl ?? repo.url, revision: 'main' } } }),
   );
@@ -148,19 +152,21 @@ export async function setup(prefix: string, options: SetupOptions = {}) {
       ),
     );
   }
-  changeGroups.upsert({
-    apiVersion: 'appstudio.redhat.com/v1alpha1',
-    kind: 'ChangeGroup',
-    // As after the first reconcile added it (the finalizer patch is not fed back here).
-    metadata: {
-      name: CG,
-      namespace: NS,
-      generation: 1,
-      resourceVersion: '1',
-      finalizers: ['nudger.konflux-ci.dev/release-held-nudges'],
-    },
-    spec: { nudgedComponent: 'bundle-x', nudgingComponents: COMPONENTS.map((name) => ({ name })) },
-  } as KubeObject);
+  changeGroups.upsert(
+    decoded(CHANGE_GROUPS_KIND, {
+      apiVersion: 'appstudio.redhat.com/v1alpha1',
+      kind: 'ChangeGroup',
+      // As after the first reconcile added it (the finalizer patch is not fed back here).
+      metadata: {
+        name: CG,
+        namespace: NS,
+        generation: 1,
+        resourceVersion: '1',
+        finalizers: ['nudger.konflux-ci.dev/release-held-nudges'],
+      },
+      spec: { nudgedComponent: 'bundle-x', nudgingComponents: COMPONENTS.map((name) => ({ name })) },
+    } as KubeObject),
+  );
   let minute = 0;
   const clock = () => new Date(Date.UTC(2025, 0, 15, 10, minute));
   const events: { reason: string; message: string }[] = [];
@@ -219,7 +225,7 @@ export async function setup(prefix: string, options: SetupOptions = {}) {
       return await reconciler.reconcile({ namespace: NS, name: CG }, new AbortController().signal);
     } finally {
       const written = client.calls.filter((c) => c.verb === 'replaceStatus').at(-1)?.body as KubeObject | undefined;
-      if (written !== undefined) changeGroups.upsert(written);
+      if (written !== undefined) changeGroups.upsert(decoded(CHANGE_GROUPS_KIND, written));
     }
   };
   const status = (): ChangeGroupStatus => (changeGroups.get(NS, CG) as { status?: ChangeGroupStatus }).status ?? {};

@@ -10,40 +10,46 @@ import {
   promotedDigests,
   RELEASED_TARGETS_ANNOTATION,
 } from '../../src/controllers/changegroup/inputs.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import { COMPONENTS_KIND, NUDGE_CONFIGS_KIND } from '../../src/cluster/watched-kinds.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { Store } from '../../src/runtime/store.ts';
+import type { ClusterComponent } from '../../src/schema/component.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { DIGEST, nudgeRun } from '../domain/changegroup/fixtures.ts';
 
 const NS = 'my-tenant';
 
-function component(
-  name: string,
-  extra: { refs?: unknown; promoted?: unknown; namespace?: string } = {},
-): ComponentResource {
+function component(name: string, extra: { refs?: unknown; promoted?: unknown; namespace?: string } = {}): KubeObject {
   return {
     apiVersion: 'appstudio.redhat.com/v1alpha1',
     kind: 'Component',
     metadata: { name, namespace: extra.namespace ?? NS },
     spec: { componentName: name, ...(extra.refs === undefined ? {} : { 'build-nudges-ref': extra.refs }) },
     ...(extra.promoted === undefined ? {} : { status: { lastPromotedImage: extra.promoted } }),
-  };
+  } as KubeObject;
 }
 
-function nudgeConfig(nudges: unknown, name = 'nudge-config', namespace = NS): NudgeConfigResource {
+function nudgeConfig(nudges: unknown, name = 'nudge-config', namespace = NS): KubeObject {
   return {
     apiVersion: 'nudger.konflux-ci.dev/v1alpha1',
     kind: 'NudgeConfig',
     metadata: { name, namespace },
     spec: { nudges },
-  };
+  } as KubeObject;
 }
 
-function stores(configs: NudgeConfigResource[], components: ComponentResource[]) {
-  const nudgeConfigs = new Store<NudgeConfigResource>();
-  for (const c of configs) nudgeConfigs.upsert(c);
-  const componentStore = new Store<ComponentResource>();
-  for (const c of components) componentStore.upsert(c);
+/** The caches as the informers fill them: each object decoded, those that do not decode left out. */
+function stores(configs: KubeObject[], components: KubeObject[]) {
+  const nudgeConfigs = new Store<ClusterNudgeConfig>();
+  for (const c of configs) {
+    const decoded = NUDGE_CONFIGS_KIND.decode(c);
+    if (decoded.ok) nudgeConfigs.upsert(decoded.object);
+  }
+  const componentStore = new Store<ClusterComponent>();
+  for (const c of components) {
+    const decoded = COMPONENTS_KIND.decode(c);
+    if (decoded.ok) componentStore.upsert(decoded.object);
+  }
   return { nudgeConfigs, components: componentStore };
 }
 
@@ -97,12 +103,14 @@ describe('nudgingComponentsOf', () => {
     assert.deepEqual(nudgingComponentsOf(NS, 'bundle', nudgeConfigs, components), []);
   });
 
-  it('skips malformed entries and references', () => {
+  it('never sees malformed entries and references: the informer keeps their objects out of the cache', () => {
     const { nudgeConfigs, components } = stores(
       [nudgeConfig([{ from: 'ok', to: 'bundle' }, null, 'x', { from: 3, to: 'bundle' }, { from: 'no-to' }])],
-      [component('str', { refs: 'bundle' }), component('list', { refs: [7, 'bundle'] })],
+      [component('str', { refs: 'bundle' }), component('list', { refs: [7, 'bundle'] }), component('good')],
     );
-    assert.deepEqual(nudgingComponentsOf(NS, 'bundle', nudgeConfigs, components), ['list', 'ok']);
+    assert.equal(nudgeConfigs.size, 0);
+    assert.deepEqual(components.keys(), [`${NS}/good`]);
+    assert.deepEqual(nudgingComponentsOf(NS, 'bundle', nudgeConfigs, components), []);
     const empty = stores([nudgeConfig('not a list')], []);
     assert.deepEqual(nudgingComponentsOf(NS, 'bundle', empty.nudgeConfigs, empty.components), []);
   });

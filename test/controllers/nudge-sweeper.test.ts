@@ -288,7 +288,10 @@ describe('notStartedNudgeRunsFor', () => {
     const elsewhere = nudgeRun('elsewhere');
     elsewhere.metadata = { ...elsewhere.metadata, namespace: 'other' };
     cache.upsert(elsewhere);
-    const keys = notStartedNudgeRunsFor(cache)({ metadata: { name: 'cg', namespace: NS } });
+    const keys = notStartedNudgeRunsFor(cache)({
+      metadata: { name: 'cg', namespace: NS },
+      spec: { nudgedComponent: 'x' },
+    });
     assert.deepEqual(keys, [{ namespace: NS, name: 'fresh' }]);
   });
 });

@@ -11,7 +11,8 @@ import { RELEASE_PLAN_ADMISSIONS } from '../../src/adapters/kubernetes/resources
 import type { KubeObject, KubeStatus, ListPage, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { ReleasePlanAdmissionCache } from '../../src/controllers/changegroup/release-plan-admissions.ts';
 import { ManualClock } from '../../src/runtime/clock.ts';
-import type { RuntimeLogger } from '../../src/runtime/runtime-log.ts';
+import { silentLogger, type RuntimeLogger } from '../../src/runtime/runtime-log.ts';
+import { SharedInformers } from '../../src/runtime/shared-informers.ts';
 import { FakeObjectClient, status, waitFor } from '../runtime/fakes.ts';
 
 interface Line {
@@ -29,7 +30,7 @@ function recordingLogger(lines: Line[]): RuntimeLogger {
 
 /** Answers every list of RPAs with `code`; the informer is never started in these tests. */
 class RefusingClient extends FakeObjectClient {
-  // Never used: the informer only starts once a list succeeds, which these tests never allow.
+  // Never used to connect: the informer only starts once a list succeeds, which these tests never allow.
   readonly http = new KubeHttp(new KubeConfig());
   readonly refusal: KubeStatus;
   lists = 0;
@@ -64,6 +65,7 @@ describe('ReleasePlanAdmissionCache without release-service', () => {
       const client = refusingClient(code, reason);
       const cache = new ReleasePlanAdmissionCache({
         client,
+        informers: new SharedInformers({ http: client.http, logger: silentLogger }),
         logger: recordingLogger(lines),
         clock,
         probeIntervalMs: 1_000,
@@ -94,7 +96,12 @@ describe('ReleasePlanAdmissionCache without release-service', () => {
     const clock = new ManualClock();
     const lines: Line[] = [];
     const client = refusingClient(503, 'ServiceUnavailable');
-    const cache = new ReleasePlanAdmissionCache({ client, logger: recordingLogger(lines), clock });
+    const cache = new ReleasePlanAdmissionCache({
+      client,
+      informers: new SharedInformers({ http: client.http, logger: silentLogger }),
+      logger: recordingLogger(lines),
+      clock,
+    });
     const stop = new AbortController();
     const running = cache.run(stop.signal);
     await waitFor(() => probes(client) === 1 && clock.pendingTimers() === 1, 'first probe and its retry timer');
@@ -113,6 +120,7 @@ describe('ReleasePlanAdmissionCache without release-service', () => {
     const client = refusingClient(503, 'ServiceUnavailable');
     const cache = new ReleasePlanAdmissionCache({
       client,
+      informers: new SharedInformers({ http: client.http, logger: silentLogger }),
       logger: recordingLogger([]),
       clock,
       settleTimeoutMs: 30_000,

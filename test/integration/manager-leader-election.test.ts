@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, LEASES, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { builtCli } from '../cli/run-cli.ts';
 import {
   NUDGER_CRDS,
@@ -104,7 +104,7 @@ interface LeaseObject extends KubeObject {
 const lease = () => client.get<LeaseObject>(LEASES, 'default', 'nudger-manager-leader');
 
 async function validStatus(): Promise<string | undefined> {
-  const config = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
+  const config = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
   return config.status?.conditions?.find((c) => c.type === 'Valid')?.status;
 }
 

@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, LEASES, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { CacheSyncTimeoutError } from '../../src/runtime/controller.ts';
 import { kustomize } from '../deploy/kubectl.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
@@ -41,12 +41,13 @@ const component = (namespace: string, name: string): KubeObject =>
     spec: { componentName: name, application: 'app', source: { git: { url: `https://example.com/${name}` } } },
   }) as KubeObject;
 
-const nudgeConfig = (namespace: string, from: string, to: string): NudgeConfigResource => ({
-  apiVersion: 'konflux-ci.dev/v1alpha1',
-  kind: 'NudgeConfig',
-  metadata: { name: 'nudge-config', namespace },
-  spec: { nudges: [{ from, to }] },
-});
+const nudgeConfig = (namespace: string, from: string, to: string): KubeObject =>
+  ({
+    apiVersion: 'konflux-ci.dev/v1alpha1',
+    kind: 'NudgeConfig',
+    metadata: { name: 'nudge-config', namespace },
+    spec: { nudges: [{ from, to }] },
+  }) as KubeObject;
 
 /** A manager as MANAGER_USER whose JSON log lines are kept. */
 async function startManagerAs(namespace: string | undefined): Promise<{ manager: TestManager; log: string[] }> {
@@ -102,7 +103,7 @@ describe('nudger manager --namespace with a Role in that namespace only', () => 
       await admin.create(NUDGE_CONFIGS, nudgeConfig(OTHER, 'api', 'ghost'));
       await admin.create(NUDGE_CONFIGS, nudgeConfig(watched, 'api', 'web'));
       const condition = await eventually('Valid on the watched NudgeConfig', async () => {
-        const current = await admin.get<NudgeConfigResource>(NUDGE_CONFIGS, watched, 'nudge-config');
+        const current = await admin.get<ClusterNudgeConfig>(NUDGE_CONFIGS, watched, 'nudge-config');
         return current.status?.conditions?.find((c) => c.type === 'Valid');
       });
       assert.equal(condition.status, 'True');
@@ -115,7 +116,7 @@ describe('nudger manager --namespace with a Role in that namespace only', () => 
       });
       assert.match(ready, /informers-synced/);
 
-      const untouched = await admin.get<NudgeConfigResource>(NUDGE_CONFIGS, OTHER, 'nudge-config');
+      const untouched = await admin.get<ClusterNudgeConfig>(NUDGE_CONFIGS, OTHER, 'nudge-config');
       assert.equal(untouched.status, undefined, `the manager wrote to ${OTHER}`);
       assert.deepEqual(refusals(log), []);
       assert.deepEqual(

@@ -5,7 +5,7 @@ import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { isNotFound } from '../../src/adapters/kubernetes/errors.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 
@@ -30,8 +30,8 @@ const migrate = (...args: string[]) =>
 
 async function entriesOf(namespace: string): Promise<unknown[] | undefined> {
   try {
-    const config = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, namespace, 'nudge-config');
-    return config.spec?.nudges as unknown[];
+    const config = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, namespace, 'nudge-config');
+    return config.spec?.nudges;
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

@@ -7,7 +7,7 @@ import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
 import { COMPONENTS, NAMESPACES, NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { NUDGECONFIG_VALIDATING_PATH } from '../../src/webhooks/paths.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
@@ -34,12 +34,13 @@ const component = (name: string): KubeObject =>
     spec: { componentName: name, application: 'app', source: { git: { url: `https://example.com/${name}` } } },
   }) as KubeObject;
 
-const nudgeConfig = (nudges: object[], name = 'nudge-config'): NudgeConfigResource => ({
-  apiVersion: 'konflux-ci.dev/v1alpha1',
-  kind: 'NudgeConfig',
-  metadata: { name, namespace: NAMESPACE },
-  spec: { nudges },
-});
+const nudgeConfig = (nudges: object[], name = 'nudge-config'): KubeObject =>
+  ({
+    apiVersion: 'konflux-ci.dev/v1alpha1',
+    kind: 'NudgeConfig',
+    metadata: { name, namespace: NAMESPACE },
+    spec: { nudges },
+  }) as KubeObject;
 
 async function denial(object: KubeObject): Promise<string> {
   try {
@@ -52,7 +53,7 @@ async function denial(object: KubeObject): Promise<string> {
 }
 
 async function validCondition(): Promise<{ status: string; reason: string; message: string } | undefined> {
-  const current = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
+  const current = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
   return current.status?.conditions?.find((c) => c.type === 'Valid');
 }
 
@@ -147,14 +148,14 @@ describe('the NudgeConfig validating webhook, called by kube-apiserver', () => {
     });
     assert.equal(stale.reason, 'StaleReferences');
     assert.equal(stale.message, 'Components [c] referenced in nudges no longer exist');
-    const kept = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
+    const kept = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
     assert.equal((kept.spec?.nudges as unknown[]).length, 2);
     assert.ok(kept.status?.lastValidationTime !== undefined);
 
     // An update that keeps the stale entry is allowed: only new entries must name existing components.
-    kept.spec = { nudges: [...(kept.spec?.nudges as object[]), { from: 'a', to: 'c-not-yet' }] };
+    kept.spec = { nudges: [...(kept.spec?.nudges ?? []), { from: 'a', to: 'c-not-yet' }] };
     await assert.rejects(client.replace(NUDGE_CONFIGS, kept), /c-not-yet/);
-    const unchanged = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
+    const unchanged = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, NAMESPACE, 'nudge-config');
     const metadata = unchanged.metadata ?? {};
     unchanged.metadata = { ...metadata, labels: { touched: 'yes' } };
     await client.replace(NUDGE_CONFIGS, unchanged);

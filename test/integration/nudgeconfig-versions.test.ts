@@ -16,7 +16,7 @@ import {
   NUDGE_CONFIGS_V1BETA2,
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeConfigResource } from '../../src/cluster/nudgeconfig-objects.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
 import { registerWebhooks } from '../../src/sandbox/webhooks.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
@@ -38,12 +38,13 @@ const component = (namespace: string, name: string): KubeObject =>
     spec: { componentName: name, application: namespace, source: { git: { url: `https://example.com/${name}` } } },
   }) as KubeObject;
 
-const nudgeConfig = (ref: ResourceRef, namespace: string, nudges: object[]): NudgeConfigResource => ({
-  apiVersion: `${ref.group}/${ref.version}`,
-  kind: 'NudgeConfig',
-  metadata: { name: 'nudge-config', namespace },
-  spec: { nudges },
-});
+const nudgeConfig = (ref: ResourceRef, namespace: string, nudges: object[]): KubeObject =>
+  ({
+    apiVersion: `${ref.group}/${ref.version}`,
+    kind: 'NudgeConfig',
+    metadata: { name: 'nudge-config', namespace },
+    spec: { nudges },
+  }) as KubeObject;
 
 /** Validated before Phase 2: upstream reserves gatingGroup and lets the entry in without one. */
 const UNGATED = [
@@ -95,7 +96,7 @@ function createWithWarnings(ref: ResourceRef, object: KubeObject): Promise<{ sta
 }
 
 async function validCondition(ref: ResourceRef, namespace: string) {
-  const current = await client.get<NudgeConfigResource>(ref, namespace, 'nudge-config');
+  const current = await client.get<ClusterNudgeConfig>(ref, namespace, 'nudge-config');
   return current.status?.conditions?.find((c) => c.type === 'Valid');
 }
 
@@ -161,8 +162,8 @@ describe('one NudgeConfig CRD serving v1alpha1 and v1beta2 (D1)', () => {
   });
 
   it('serves the one stored object in both versions, with the same fields', async () => {
-    const asBeta = await client.get<NudgeConfigResource>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
-    const asAlpha = await client.get<NudgeConfigResource>(NUDGE_CONFIGS, UPSTREAM_TENANT, 'nudge-config');
+    const asBeta = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
+    const asAlpha = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS, UPSTREAM_TENANT, 'nudge-config');
     assert.equal(asBeta.apiVersion, 'konflux-ci.dev/v1beta2');
     assert.equal(asAlpha.apiVersion, 'konflux-ci.dev/v1alpha1');
     assert.deepEqual(asAlpha.spec, asBeta.spec);
@@ -177,7 +178,7 @@ describe('one NudgeConfig CRD serving v1alpha1 and v1beta2 (D1)', () => {
       NUDGE_CONFIGS,
       nudgeConfig(NUDGE_CONFIGS, NUDGER_TENANT, [{ from: 'checkout-api', to: 'checkout-bundle' }]),
     );
-    const listed = await client.list<NudgeConfigResource>(NUDGE_CONFIGS);
+    const listed = await client.list<ClusterNudgeConfig>(NUDGE_CONFIGS);
     assert.deepEqual(
       listed.items.map((o) => [o.metadata?.namespace, o.apiVersion ?? 'konflux-ci.dev/v1alpha1']).sort(),
       [
@@ -201,7 +202,7 @@ describe('one NudgeConfig CRD serving v1alpha1 and v1beta2 (D1)', () => {
     });
     assert.equal(stale.reason, 'StaleReferences');
     assert.equal(stale.message, 'Components [payments-worker] referenced in nudges no longer exist');
-    const kept = await client.get<NudgeConfigResource>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
+    const kept = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
     assert.equal((kept.spec?.nudges as unknown[]).length, 2, 'the controller never edits spec');
 
     await client.create(COMPONENTS, component(UPSTREAM_TENANT, 'payments-worker'));
@@ -212,8 +213,8 @@ describe('one NudgeConfig CRD serving v1alpha1 and v1beta2 (D1)', () => {
   });
 
   it('judges a v1beta2 update by v1beta2 rules: new entries must name existing Components', async () => {
-    const current = await client.get<NudgeConfigResource>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
-    current.spec = { nudges: [...(current.spec?.nudges as object[]), { from: 'payments-api', to: 'payments-pdf' }] };
+    const current = await client.get<ClusterNudgeConfig>(NUDGE_CONFIGS_V1BETA2, UPSTREAM_TENANT, 'nudge-config');
+    current.spec = { nudges: [...(current.spec?.nudges ?? []), { from: 'payments-api', to: 'payments-pdf' }] };
     await assert.rejects(client.replace(NUDGE_CONFIGS_V1BETA2, current), /component "payments-pdf" does not exist/);
   });
 

@@ -9,6 +9,7 @@ import { KubeListWatchSource } from '../../src/adapters/kubernetes/list-watch.ts
 import { CONFIG_MAPS, NAMESPACES } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { Informer } from '../../src/runtime/informer.ts';
+import { CONFIG_MAP_KIND } from '../runtime/fakes.ts';
 import { startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 
 interface ConfigMap extends KubeObject {
@@ -67,6 +68,7 @@ describe('informer against a real kube-apiserver', () => {
     const informerHttp = new KubeClient(cp.kubeConfig).http;
     const informer = new Informer<ConfigMap>({
       source: new KubeListWatchSource<ConfigMap>(informerHttp, CONFIG_MAPS, { namespace: NS }),
+      kind: CONFIG_MAP_KIND,
       pageSize: 7,
       backoff: { initialMs: 100, maxMs: 1000 },
     });

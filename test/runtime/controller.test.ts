@@ -5,7 +5,7 @@ import { Controller } from '../../src/runtime/controller.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { ItemExponentialRateLimiter } from '../../src/runtime/rate-limiter.ts';
 import { TerminalError, type ObjectKey, type ReconcileResult, type Reconciler } from '../../src/runtime/reconciler.ts';
-import { configMap, ScriptedSource, waitFor, type ConfigMap } from './fakes.ts';
+import { CONFIG_MAP_KIND, configMap, ScriptedSource, waitFor, type ConfigMap } from './fakes.ts';
 
 type Behaviour = (key: ObjectKey, attempt: number, signal: AbortSignal) => Promise<ReconcileResult | undefined>;
 
@@ -176,7 +176,7 @@ describe('Controller', () => {
       events: [{ type: 'MODIFIED', object: configMap('ns', 'a', '3', { owner: 'z' }) }],
       then: 'hang',
     });
-    const informer = new Informer<ConfigMap>({ source, resyncPeriodMs: 0 });
+    const informer = new Informer<ConfigMap>({ source, kind: CONFIG_MAP_KIND, resyncPeriodMs: 0 });
     const reconciler = new ScriptedReconciler(() => Promise.resolve(undefined));
     const c = controller(reconciler).watch(informer, {
       map: (cm) => [{ namespace: 'owners', name: cm.data?.owner ?? '' }],

@@ -8,6 +8,8 @@ import type {
   WriteOptions,
 } from '../../src/adapters/kubernetes/client.ts';
 import { errorFromResponse, errorFromStatus, type RequestTarget } from '../../src/adapters/kubernetes/errors.ts';
+import { CONFIG_MAPS } from '../../src/adapters/kubernetes/resources.ts';
+import type { WatchedKind } from '../../src/runtime/watched-kind.ts';
 import type {
   KubeObject,
   KubeStatus,
@@ -25,6 +27,21 @@ export async function waitFor(condition: () => boolean, what: string, deadlineMs
   while (!condition()) {
     if (Date.now() > end) throw new Error(`gave up waiting for: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/** Runs `informer` while `body` runs, then stops it and waits for it to end. */
+export async function running<R>(
+  informer: { run(signal: AbortSignal): Promise<void> },
+  body: (stop: AbortController) => Promise<R>,
+): Promise<R> {
+  const stop = new AbortController();
+  const run = informer.run(stop.signal);
+  try {
+    return await body(stop);
+  } finally {
+    stop.abort();
+    await run;
   }
 }
 
@@ -171,6 +188,12 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
+
+/** ConfigMaps taken as they come: the runtime's tests are about the informer, not a schema. */
+export const CONFIG_MAP_KIND: WatchedKind<ConfigMap> = {
+  resource: CONFIG_MAPS,
+  decode: (object) => ({ ok: true, object }),
+};
 
 export function configMap(
   namespace: string,

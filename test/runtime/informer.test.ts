@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { Informer, type InformerHandlers } from '../../src/runtime/informer.ts';
-import { configMap, ScriptedSource, status, waitFor, type ConfigMap } from './fakes.ts';
+import { CONFIG_MAP_KIND, configMap, running, ScriptedSource, status, waitFor, type ConfigMap } from './fakes.ts';
 
 interface Seen {
   readonly type: 'add' | 'update' | 'delete' | 'resync';
@@ -29,23 +29,13 @@ function recorder(): { seen: Seen[]; handlers: InformerHandlers<ConfigMap> } {
 function informer(source: ScriptedSource, extra: Partial<ConstructorParameters<typeof Informer<ConfigMap>>[0]> = {}) {
   return new Informer<ConfigMap>({
     source,
+    kind: CONFIG_MAP_KIND,
     pageSize: 2,
     backoff: { initialMs: 1, maxMs: 4 },
     watchTimeoutSeconds: { min: 300, max: 600 },
     resyncPeriodMs: 0,
     ...extra,
   });
-}
-
-async function running<R>(inf: Informer<ConfigMap>, body: (stop: AbortController) => Promise<R>): Promise<R> {
-  const stop = new AbortController();
-  const run = inf.run(stop.signal);
-  try {
-    return await body(stop);
-  } finally {
-    stop.abort();
-    await run;
-  }
 }
 
 describe('Informer', () => {

@@ -3,11 +3,12 @@ import { describe, it } from 'node:test';
 import type { ChangeGroupView } from '../../src/domain/changegroup/hold-decision.ts';
 import type { AdmissionRequest } from '../../src/webhooks/admission.ts';
 import {
+  changeGroupView,
   decideChangeGroupAdmission,
   nudgersToCheck,
-  readChangeGroupView,
   type ChangeGroupAdmissionInput,
 } from '../../src/domain/changegroup/admission.ts';
+import { decodeChangeGroup } from '../../src/domain/cluster-objects.ts';
 import { changeGroupValidator } from '../../src/webhooks/changegroup.ts';
 import { hasNudgeEdge } from '../../src/webhooks/changegroup-lookup.ts';
 
@@ -115,14 +116,14 @@ describe('nudgersToCheck', () => {
   });
 });
 
-describe('readChangeGroupView', () => {
+describe('changeGroupView', () => {
   it('reads names, phase and timeout, with the request namespace winning', () => {
     const object = {
       metadata: { name: 'cg', namespace: 'ignored' },
-      spec: { nudgedComponent: 'bundle', nudgingComponents: [{ name: 'a' }, { bad: 1 }], timeout: '24h' },
-      status: { phase: 'Waiting' },
+      spec: { nudgedComponent: 'bundle', nudgingComponents: [{ name: 'a' }], timeout: '24h' },
+      status: { phase: 'Waiting' as const },
     };
-    assert.deepEqual(readChangeGroupView(object, NS), {
+    assert.deepEqual(changeGroupView(object, NS), {
       name: 'cg',
       namespace: NS,
       nudgedComponent: 'bundle',
@@ -130,8 +131,18 @@ describe('readChangeGroupView', () => {
       phase: 'Waiting',
       timeout: '24h',
     });
-    assert.equal(readChangeGroupView({ spec: {} }), undefined);
-    assert.equal(readChangeGroupView({ spec: { nudgedComponent: 'x' }, status: { phase: 'Bogus' } })?.phase, undefined);
+  });
+
+  it('never sees a ChangeGroup its decoder refuses, which names the field', () => {
+    const paths = (object: unknown): string[] => {
+      const result = decodeChangeGroup(object);
+      return result.ok ? [] : result.problems.map((problem) => problem.path);
+    };
+    assert.deepEqual(paths({ spec: {} }), ['spec.nudgedComponent']);
+    assert.deepEqual(paths({ spec: { nudgedComponent: 'x' }, status: { phase: 'Bogus' } }), ['status.phase']);
+    assert.deepEqual(paths({ spec: { nudgedComponent: 'bundle', nudgingComponents: [{ bad: 1 }] } }), [
+      'spec.nudgingComponents[0].name',
+    ]);
   });
 });
 

@@ -10,7 +10,8 @@ export interface KubeObjectMeta {
   uid?: string;
   resourceVersion?: string;
   generation?: number;
-  creationTimestamp?: string;
+  /** null in the object of an admission request on CREATE (set after admission). */
+  creationTimestamp?: string | null;
   deletionTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;

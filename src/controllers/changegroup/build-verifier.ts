@@ -8,7 +8,6 @@
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { isNotFound, KubeApiError } from '../../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { CollectedBuild, RejectedBuild } from '../../domain/changegroup/state.ts';
 import {
   buildNameProblem,
@@ -93,9 +92,10 @@ export class BuildVerifier {
       this.#verified.set(key, remembered);
       return { ok: true, build: remembered };
     }
+    // Raw, as the API server sent it: verifyNudgeBuild decodes it once, with the PipelineRun decoder.
     let build: unknown;
     try {
-      build = await this.#client.get<KubeObject>(PIPELINE_RUNS, nudge.namespace, buildName, signal);
+      build = await this.#client.get(PIPELINE_RUNS, nudge.namespace, buildName, signal);
     } catch (error) {
       if (isRefusal(error) && !isNotFound(error)) {
         return {
@@ -106,13 +106,7 @@ export class BuildVerifier {
       }
       if (!isNotFound(error)) throw error;
     }
-    const verification = verifyNudgeBuild(
-      nudge,
-      typeof build === 'object' && build !== null
-        ? { apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`, kind: PIPELINE_RUNS.kind, ...build }
-        : build,
-      component,
-    );
+    const verification = verifyNudgeBuild(nudge, build, component);
     if (!verification.ok) return { ok: false, reason: verification.reason, message: verification.message };
     const { ok: _ok, ...verified } = verification;
     this.#verified.set(key, verified);

@@ -9,16 +9,21 @@ import type { ForgeResolver } from '../../adapters/forges/resolver.ts';
 import type { GitIdentity } from '../../adapters/git/workspace.ts';
 import { GitWorkspaces } from '../../adapters/git/workspace.ts';
 import type { KubeClient } from '../../adapters/kubernetes/client.ts';
-import { CHANGE_GROUPS, COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
-import { isTerminalPhase, type ChangeGroupPhase } from '../../domain/changegroup/model.ts';
+import {
+  CHANGE_GROUPS_KIND,
+  COMPONENTS_KIND,
+  NUDGE_CONFIGS_KIND,
+  NUDGE_RUNS_SELECTOR,
+  PIPELINE_RUNS_KIND,
+} from '../../cluster/watched-kinds.ts';
+import { isTerminalPhase } from '../../domain/changegroup/model.ts';
 import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
 import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
 import type { ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
-import { NUDGE_RUNS_SELECTOR } from '../nudge-sweeper-controller.ts';
+import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import type { ControllerSettings } from '../settings.ts';
 import { BuildVerifier } from './build-verifier.ts';
 import { changeGroupsHolding } from './inputs.ts';
@@ -73,13 +78,13 @@ function heldByChangeGroups(run: KubeObject): ObjectKey[] {
 }
 
 /** A Component or NudgeConfig change can move any ChangeGroup of its namespace still collecting. */
-function changeGroupsOfNamespace(store: Store<KubeObject>): (object: KubeObject) => ObjectKey[] {
+function changeGroupsOfNamespace(store: Store<ClusterChangeGroup>): (object: KubeObject) => ObjectKey[] {
   return (object) => {
     const namespace = object.metadata?.namespace ?? '';
     return store
       .list(namespace)
       .filter((cg) => {
-        const phase = (cg as { status?: { phase?: ChangeGroupPhase } }).status?.phase;
+        const phase = cg.status?.phase;
         return phase === undefined || !isTerminalPhase(phase);
       })
       .map((cg) => ({ namespace, name: cg.metadata?.name ?? '' }));
@@ -90,15 +95,15 @@ export const changeGroupController: ControllerModule<ControllerSettings> = {
   name: 'changegroup',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, namespace, cacheSyncTimeoutMs, settings }) {
-    const components = informers.informer<ComponentResource>(COMPONENTS);
-    const nudgeConfigs = informers.informer<NudgeConfigResource>(NUDGE_CONFIGS);
-    const changeGroups = informers.informer<KubeObject>(CHANGE_GROUPS);
-    const nudgeRuns = informers.informer<KubeObject>(PIPELINE_RUNS, NUDGE_RUNS_SELECTOR);
+    const components = informers.informer(COMPONENTS_KIND);
+    const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
+    const changeGroups = informers.informer(CHANGE_GROUPS_KIND);
+    const nudgeRuns = informers.informer(PIPELINE_RUNS_KIND, NUDGE_RUNS_SELECTOR);
     // D6 distribution repositories; optional (release-service may not be installed), never blocking.
     const releasePlanAdmissions = new ReleasePlanAdmissionCache({
       client,
+      informers,
       logger,
-      registry,
       ...(namespace === undefined ? {} : { namespace }),
     });
     const options = settings.changeGroups ?? {};

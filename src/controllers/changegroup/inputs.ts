@@ -4,11 +4,13 @@
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
-import { readNudgePipelineRun, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
+import { nudgePipelineRunOf, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
 import type { Store } from '../../runtime/store.ts';
 import { namespaceNudgeGraph } from '../../cluster/nudge-graph.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
 import { compareStrings } from '../../domain/compare.ts';
+import type { ClusterComponent } from '../../schema/component.ts';
+import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
 
 /**
  * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
@@ -20,8 +22,8 @@ export const RELEASED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/released-targe
 export function nudgingComponentsOf(
   namespace: string,
   nudged: string,
-  nudgeConfigs: Store<NudgeConfigResource>,
-  components: Store<ComponentResource>,
+  nudgeConfigs: Store<ClusterNudgeConfig>,
+  components: Store<ClusterComponent>,
 ): string[] {
   const graph = namespaceNudgeGraph(namespace, {
     components: components.list(namespace),
@@ -36,12 +38,12 @@ const DIGEST_IN_REFERENCE = /@(sha256:[0-9a-f]{64})$/;
 export function promotedDigests(
   namespace: string,
   names: readonly string[],
-  components: Store<ComponentResource>,
+  components: Store<ClusterComponent>,
 ): Record<string, string> {
   const digests: Record<string, string> = {};
   for (const name of names) {
     const image = components.get(namespace, name)?.status?.lastPromotedImage;
-    const digest = typeof image === 'string' ? DIGEST_IN_REFERENCE.exec(image)?.[1] : undefined;
+    const digest = image === undefined ? undefined : DIGEST_IN_REFERENCE.exec(image)?.[1];
     if (digest !== undefined) digests[name] = digest;
   }
   return digests;
@@ -56,7 +58,7 @@ function pairsOf(annotation: string | undefined): Set<string> {
  * annotation the webhook or sweeper wrote names `<target>=<changegroup>`.
  */
 export function heldNudges(
-  nudgeRuns: Store<KubeObject>,
+  nudgeRuns: Store<PipelineRun>,
   changeGroup: { readonly name: string; readonly namespace: string; readonly nudgedComponent: string },
 ): NudgePipelineRun[] {
   const pair = `${changeGroup.nudgedComponent}=${changeGroup.name}`;
@@ -65,7 +67,7 @@ export function heldNudges(
     const annotations = run.metadata?.annotations ?? {};
     if (!pairsOf(annotations[HELD_TARGETS_ANNOTATION]).has(pair)) continue;
     if (pairsOf(annotations[RELEASED_TARGETS_ANNOTATION]).has(pair)) continue;
-    const reading = readNudgePipelineRun({ apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', ...run });
+    const reading = nudgePipelineRunOf(run);
     if (reading.ok) held.push(reading.nudge);
   }
   return held.sort((a, b) => compareStrings(a.pipelineRun.name, b.pipelineRun.name));

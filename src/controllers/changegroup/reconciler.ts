@@ -8,7 +8,6 @@ import type { ForgeResolver, ResolvedForge } from '../../adapters/forges/resolve
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { KubeApiError, isConflict } from '../../adapters/kubernetes/errors.ts';
 import { CHANGE_GROUPS } from '../../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { GitIdentity, GitWorkspaces } from '../../adapters/git/workspace.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
 import { isTerminalPhase } from '../../domain/changegroup/model.ts';
@@ -35,9 +34,11 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/recon
 import { TerminalError } from '../../runtime/reconciler.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer, updateStatus } from '../../runtime/status.ts';
 import type { Store } from '../../runtime/store.ts';
-import type { ChangeGroupSpec, ChangeGroupStatus } from '../../schema/changegroup.ts';
-import { validateChangeGroupManifest } from '../../domain/schema-validation.ts';
-import type { ComponentResource, NudgeConfigResource } from '../../cluster/nudgeconfig-objects.ts';
+import type { ChangeGroupSpec, ChangeGroupStatus, ClusterChangeGroup } from '../../schema/changegroup.ts';
+import type { ClusterComponent } from '../../schema/component.ts';
+import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
+import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 import { gitSourceOf, renovateConfigMapSources } from '../../cluster/nudged-repository.ts';
 import { redispatchNudge } from '../redispatch.ts';
 import type { BuildVerifier } from './build-verifier.ts';
@@ -56,16 +57,16 @@ import { formatObjectKey } from '../../domain/object-key.ts';
 
 export interface ChangeGroupReconcilerOptions {
   readonly client: ObjectClient;
-  readonly changeGroups: Store<KubeObject>;
-  readonly components: Store<ComponentResource>;
-  readonly nudgeConfigs: Store<NudgeConfigResource>;
+  readonly changeGroups: Store<ClusterChangeGroup>;
+  readonly components: Store<ClusterComponent>;
+  readonly nudgeConfigs: Store<ClusterNudgeConfig>;
   /** Nudge PipelineRuns (label-filtered informer). */
-  readonly nudgeRuns: Store<KubeObject>;
+  readonly nudgeRuns: Store<PipelineRun>;
   /**
    * ReleasePlanAdmissions of the whole cluster (D6 distribution repositories); empty or absent
    * when their CRD is not installed, and then only build repositories are rewritten.
    */
-  readonly releasePlanAdmissions?: Store<KubeObject>;
+  readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
   readonly builds: BuildVerifier;
   readonly forges: ForgeResolver;
   readonly workspaces: GitWorkspaces;
@@ -81,11 +82,6 @@ export interface ChangeGroupReconcilerOptions {
 const FIELD_MANAGER = 'nudger-changegroup';
 /** Held nudges are handed back before a ChangeGroup may disappear; see #finalize. */
 export const RELEASE_HELD_NUDGES_FINALIZER = 'nudger.konflux-ci.dev/release-held-nudges';
-
-interface ChangeGroupObject extends KubeObject {
-  spec: ChangeGroupSpec;
-  status?: ChangeGroupStatus;
-}
 
 /** Why a reconcile stopped short; reported on the ChangeGroup as a Warning event. */
 export class ChangeGroupError extends Error {
@@ -108,19 +104,10 @@ export class ChangeGroupReconciler implements Reconciler {
   }
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
-    const cached = this.#options.changeGroups.get(key.namespace, key.name);
-    if (cached === undefined) return undefined;
-    const problems = validateChangeGroupManifest({
-      apiVersion: cached.apiVersion ?? `${CHANGE_GROUPS.group}/${CHANGE_GROUPS.version}`,
-      kind: cached.kind ?? CHANGE_GROUPS.kind,
-      ...cached,
-    });
-    if (problems.length > 0) {
-      const message = `ChangeGroup ${key.namespace}/${key.name}: ${problems.map((p) => p.message).join('; ')}`;
-      this.#options.events?.event(cached, 'Warning', 'InvalidSpec', message);
-      throw new TerminalError(message);
-    }
-    const changeGroup = cached as ChangeGroupObject;
+    // Decoded as it entered the cache: one that does not match its schema is not in it (the
+    // informer reported it), so there is nothing to reconcile until it is fixed.
+    const changeGroup = this.#options.changeGroups.get(key.namespace, key.name);
+    if (changeGroup === undefined) return undefined;
     try {
       if (changeGroup.metadata?.deletionTimestamp !== undefined) {
         await this.#finalize(changeGroup, signal);
@@ -141,7 +128,7 @@ export class ChangeGroupReconciler implements Reconciler {
   }
 
   async #reconcile(
-    changeGroup: ChangeGroupObject,
+    changeGroup: ClusterChangeGroup,
     key: ObjectKey,
     signal: AbortSignal,
   ): Promise<ReconcileResult | undefined> {
@@ -286,7 +273,7 @@ export class ChangeGroupReconciler implements Reconciler {
    * Every held build that did not reach the pull request is handed back to ordinary nudging before
    * the finalizer lets the deletion finish. The pull request itself is left to humans.
    */
-  async #finalize(changeGroup: ChangeGroupObject, signal: AbortSignal): Promise<undefined> {
+  async #finalize(changeGroup: ClusterChangeGroup, signal: AbortSignal): Promise<undefined> {
     if (!hasFinalizer(changeGroup, RELEASE_HELD_NUDGES_FINALIZER)) return undefined;
     const namespace = changeGroup.metadata?.namespace ?? '';
     const nudges = heldNudges(this.#options.nudgeRuns, {
@@ -315,7 +302,7 @@ export class ChangeGroupReconciler implements Reconciler {
   readonly #componentOf = (namespace: string, name: string): NudgingComponentFacts | undefined =>
     nudgingComponentFacts(this.#options.components.get(namespace, name));
 
-  async #forgeFor(nudged: ComponentResource, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {
+  async #forgeFor(nudged: ClusterComponent, key: ObjectKey, signal: AbortSignal): Promise<ResolvedForge> {
     const url = gitSourceOf(nudged).url;
     if (url === undefined) {
       throw new ChangeGroupError(
@@ -328,7 +315,7 @@ export class ChangeGroupReconciler implements Reconciler {
   }
 
   async #fillNudgingComponents(
-    changeGroup: ChangeGroupObject,
+    changeGroup: ClusterChangeGroup,
     names: readonly string[],
     signal: AbortSignal,
   ): Promise<void> {
@@ -353,7 +340,7 @@ export class ChangeGroupReconciler implements Reconciler {
   }
 
   async #release(
-    changeGroup: ChangeGroupObject,
+    changeGroup: ClusterChangeGroup,
     intent: Extract<ChangeGroupIntent, { kind: 'redispatchNudge' }>,
     signal: AbortSignal,
   ): Promise<void> {
@@ -390,13 +377,13 @@ export class ChangeGroupReconciler implements Reconciler {
     );
   }
 
-  async #writeStatus(changeGroup: ChangeGroupObject, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {
+  async #writeStatus(changeGroup: ClusterChangeGroup, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {
     if (isDeepStrictEqual(changeGroup.status ?? {}, status)) return;
     // Read-modify-write rather than a compare-and-swap on the cached version: this controller is
     // the only writer of status and never reconciles one key twice at once, while the cached
     // version may be stale from our own spec patch (fillNudgingComponents). Losing this write would
     // lose what was confirmed, such as the time each build was first seen.
-    await updateStatus<ChangeGroupObject>(
+    await updateStatus<ClusterChangeGroup>(
       this.#options.client,
       CHANGE_GROUPS,
       { namespace: changeGroup.metadata?.namespace ?? '', name: changeGroup.metadata?.name ?? '' },

@@ -2,19 +2,19 @@
 // for nudger: where its CRD is not installed (or RBAC does not allow a cluster-wide list, as in the
 // namespaced deployment), distribution names are simply not rewritten. So the cache first asks
 // once whether RPAs can be listed; if not, it says so in one log line and asks again now and then,
-// silently, never failing or blocking the ChangeGroup controller. Once they can, an ordinary
-// informer keeps the store current.
+// silently, never failing or blocking the ChangeGroup controller. Once they can, the shared
+// informer of the kind (asked for as run by its caller, so the set does not start it unprobed) keeps
+// the store current.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../adapters/kubernetes/errors.ts';
-import type { KubeHttp } from '../../adapters/kubernetes/http.ts';
-import { KubeListWatchSource } from '../../adapters/kubernetes/list-watch.ts';
 import { RELEASE_PLAN_ADMISSIONS } from '../../adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../../adapters/kubernetes/types.ts';
+import { RELEASE_PLAN_ADMISSIONS_KIND } from '../../cluster/watched-kinds.ts';
 import { sleep, systemClock, type Clock } from '../../runtime/clock.ts';
-import { Informer } from '../../runtime/informer.ts';
+import type { Informer } from '../../runtime/informer.ts';
 import type { RuntimeLogger } from '../../runtime/runtime-log.ts';
+import type { InformerSource } from '../../runtime/shared-informers.ts';
 import type { Store } from '../../runtime/store.ts';
-import type { Registry } from 'prom-client';
+import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 
 const DEFAULT_PROBE_INTERVAL_MS = 5 * 60_000;
 /** After a failure of the API server itself rather than a definite "no". */
@@ -23,12 +23,14 @@ const TRANSIENT_RETRY_MS = 10_000;
 const DEFAULT_SETTLE_TIMEOUT_MS = 30_000;
 
 export interface ReleasePlanAdmissionCacheOptions {
-  readonly client: ObjectClient & { readonly http: KubeHttp };
+  /** Asked whether RPAs can be listed. */
+  readonly client: ObjectClient;
+  /** Where the informer comes from; it watches the namespace the set watches. */
+  readonly informers: InformerSource;
   readonly logger: RuntimeLogger;
-  readonly registry?: Registry;
   /**
    * With `--namespace`, only the RPAs of that namespace (its Role grants nothing wider); else
-   * every namespace, as build-service reads them.
+   * every namespace, as build-service reads them. The probe asks in the same scope.
    */
   readonly namespace?: string;
   /** How often to ask again while RPAs cannot be listed. */
@@ -39,7 +41,7 @@ export interface ReleasePlanAdmissionCacheOptions {
 
 export class ReleasePlanAdmissionCache {
   readonly #options: ReleasePlanAdmissionCacheOptions;
-  readonly #informer: Informer<KubeObject>;
+  readonly #informer: Informer<ReleasePlanAdmission>;
   readonly #clock: Clock;
   #unavailable = false;
   #settle: (() => void) | undefined;
@@ -48,22 +50,14 @@ export class ReleasePlanAdmissionCache {
   constructor(options: ReleasePlanAdmissionCacheOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#informer = new Informer<KubeObject>({
-      source: new KubeListWatchSource(
-        options.client.http,
-        RELEASE_PLAN_ADMISSIONS,
-        options.namespace === undefined ? {} : { namespace: options.namespace },
-      ),
-      logger: options.logger,
-      ...(options.registry === undefined ? {} : { registry: options.registry }),
-    });
+    this.#informer = options.informers.informer(RELEASE_PLAN_ADMISSIONS_KIND, { runByCaller: true });
     this.#settled = new Promise((resolve) => {
       this.#settle = resolve;
     });
   }
 
   /** Every ReleasePlanAdmission of the cluster; empty while they cannot be listed. */
-  get store(): Store<KubeObject> {
+  get store(): Store<ReleasePlanAdmission> {
     return this.#informer.store;
   }
 

@@ -3,40 +3,30 @@
 // Component has a nudge edge to it, no other active ChangeGroup already holds one of its
 // (nudging, nudged) pairs, and the timeout parses. The webhook gathers the facts; this decides.
 import { compareStrings } from '../compare.ts';
-import { isRecord } from '../records.ts';
+import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import { parseTimeout } from './duration.ts';
 import type { ChangeGroupView } from './hold-decision.ts';
-import { CHANGE_GROUP_PHASES, isTerminalPhase, type ChangeGroupPhase } from './model.ts';
+import { isTerminalPhase } from './model.ts';
 
 /** A ChangeGroup as admission reads it: the hold decision's view plus the timeout to check. */
 export interface ChangeGroupAdmissionView extends ChangeGroupView {
   readonly timeout?: string;
 }
 
-function isPhase(value: unknown): value is ChangeGroupPhase {
-  return typeof value === 'string' && (CHANGE_GROUP_PHASES as readonly string[]).includes(value);
-}
-
 /**
- * Reads the fields admission and the hold decision need from a ChangeGroup as the API server or
- * the cache holds it; undefined when it has no `spec.nudgedComponent`. `namespace` overrides
- * `metadata.namespace`, which a CREATE request may leave out.
+ * The fields admission and the hold decision need from a decoded ChangeGroup (the cache's, or an
+ * admission request's). `namespace` overrides `metadata.namespace`, which a CREATE request may
+ * leave out.
  */
-export function readChangeGroupView(object: unknown, namespace?: string): ChangeGroupAdmissionView | undefined {
-  if (!isRecord(object)) return undefined;
-  const metadata = isRecord(object.metadata) ? object.metadata : {};
-  const spec = isRecord(object.spec) ? object.spec : {};
-  const status = isRecord(object.status) ? object.status : {};
-  if (typeof spec.nudgedComponent !== 'string') return undefined;
-  const nudging = Array.isArray(spec.nudgingComponents) ? (spec.nudgingComponents as unknown[]) : [];
-  const name = typeof metadata.name === 'string' ? metadata.name : '';
+export function changeGroupView(changeGroup: ClusterChangeGroup, namespace?: string): ChangeGroupAdmissionView {
+  const { metadata, spec, status } = changeGroup;
   return {
-    name,
-    namespace: namespace ?? (typeof metadata.namespace === 'string' ? metadata.namespace : ''),
+    name: metadata?.name ?? '',
+    namespace: namespace ?? metadata?.namespace ?? '',
     nudgedComponent: spec.nudgedComponent,
-    nudgingComponents: nudging.flatMap((item) => (isRecord(item) && typeof item.name === 'string' ? [item.name] : [])),
-    ...(isPhase(status.phase) ? { phase: status.phase } : {}),
-    ...(typeof spec.timeout === 'string' ? { timeout: spec.timeout } : {}),
+    nudgingComponents: (spec.nudgingComponents ?? []).map((component) => component.name),
+    ...(status?.phase === undefined ? {} : { phase: status.phase }),
+    ...(spec.timeout === undefined ? {} : { timeout: spec.timeout }),
   };
 }
 

@@ -2,7 +2,7 @@
 // mutating webhook at admission, by the sweeper for runs admitted while the webhook was down, and
 // by nudger's own dispatcher before it fires a nudge. Pure, so all three agree by construction.
 import { isCollectingPhase, type ChangeGroupPhase } from './model.ts';
-import { isRecord } from '../records.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import { compareStrings } from '../compare.ts';
 import { escapeJsonPointerToken, type JsonPatchOperation } from '../json-patch.ts';
 
@@ -113,21 +113,19 @@ export type { JsonPatchOperation } from '../json-patch.ts';
 export { escapeJsonPointerToken } from '../json-patch.ts';
 
 /**
- * The RFC 6902 patch that applies `decision` to the PipelineRun as admitted: `spec.status:
+ * The RFC 6902 patch that applies `decision` to the (decoded) PipelineRun as admitted: `spec.status:
  * Cancelled` plus the annotations, creating `spec` or `metadata.annotations` if absent. Empty for
  * `leave`, so a webhook can always return it.
  */
-export function cancelPatch(pipelineRun: unknown, decision: HoldDecision): JsonPatchOperation[] {
+export function cancelPatch(pipelineRun: PipelineRun, decision: HoldDecision): JsonPatchOperation[] {
   if (decision.action === 'leave') return [];
-  const object = isRecord(pipelineRun) ? pipelineRun : {};
   const ops: JsonPatchOperation[] = [];
-  const spec = object.spec;
-  if (!isRecord(spec)) ops.push({ op: 'add', path: '/spec', value: { status: PIPELINERUN_CANCELLED } });
+  const { spec, metadata } = pipelineRun;
+  if (spec === undefined) ops.push({ op: 'add', path: '/spec', value: { status: PIPELINERUN_CANCELLED } });
   else ops.push({ op: 'status' in spec ? 'replace' : 'add', path: '/spec/status', value: PIPELINERUN_CANCELLED });
-  const metadata = object.metadata;
-  if (!isRecord(metadata)) {
+  if (metadata === undefined) {
     ops.push({ op: 'add', path: '/metadata', value: { annotations: { ...decision.annotations } } });
-  } else if (!isRecord(metadata.annotations)) {
+  } else if (metadata.annotations === undefined) {
     ops.push({ op: 'add', path: '/metadata/annotations', value: { ...decision.annotations } });
   } else {
     // `add` on an existing member replaces it (RFC 6902 4.1), so one op serves both cases.

@@ -2,7 +2,8 @@
 // unavailable (`failurePolicy: Ignore`) is cancelled after the fact, but only while Tekton has not
 // touched it. Once a run has started, cancelling it would kill a Renovate run half-way through,
 // which is worse than the duplicate pull request the hold was meant to avoid.
-import { readNudgePipelineRun } from '../nudge-pipelinerun.ts';
+import { nudgePipelineRunOf } from '../nudge-pipelinerun.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import {
   decideNudgeHold,
   REDISPATCHED_FROM_ANNOTATION,
@@ -33,17 +34,15 @@ function isEmptyValue(value: unknown): boolean {
  * started, because each is written only once a Tekton controller has picked the run up. Erring
  * towards "started" leaves a duplicate nudge at worst; erring the other way cancels live work.
  */
-export function hasStarted(pipelineRun: unknown): boolean {
-  if (!isRecord(pipelineRun)) return false;
+export function hasStarted(pipelineRun: PipelineRun): boolean {
   const status = pipelineRun.status;
-  if (status === undefined || status === null) return false;
-  if (!isRecord(status)) return true; // unreadable: assume the worst
+  if (status === undefined) return false;
   return Object.values(status).some((value) => !isEmptyValue(value));
 }
 
-/** What the sweeper does with one PipelineRun, given its namespace's ChangeGroups. */
-export function decideSweep(pipelineRun: unknown, changeGroups: readonly ChangeGroupView[]): SweepDecision {
-  const reading = readNudgePipelineRun(pipelineRun);
+/** What the sweeper does with one (decoded) PipelineRun, given its namespace's ChangeGroups. */
+export function decideSweep(pipelineRun: PipelineRun, changeGroups: readonly ChangeGroupView[]): SweepDecision {
+  const reading = nudgePipelineRunOf(pipelineRun);
   if (!reading.ok) return { action: 'skip', reason: 'not-a-nudge' };
   const { nudge } = reading;
   // Cancelled, CancelledRunFinally, StoppedRunFinally: someone already stopped it, nudger or not.

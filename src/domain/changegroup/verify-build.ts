@@ -102,8 +102,9 @@ export function buildNameProblem(nudge: NudgePipelineRun): BuildVerification | u
 }
 
 /**
- * Verifies the build behind `nudge`; `build` is the PipelineRun it names, or undefined if not
- * found; `component` is what the nudging Component says, or undefined when it does not exist.
+ * Verifies the build behind `nudge`; `build` is the PipelineRun it names as the API server sent
+ * it (decoded here, once), or undefined if not found; `component` is what the nudging Component
+ * says, or undefined when it does not exist.
  */
 export function verifyNudgeBuild(
   nudge: NudgePipelineRun,

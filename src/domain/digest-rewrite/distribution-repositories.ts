@@ -6,8 +6,9 @@
 // Parity with build-service: every RPA whose `spec.origin` is the build's namespace and whose
 // `spec.data` is set, whatever its own namespace, applications or status; entries of
 // `spec.data.mapping.components[]` whose `name` equals the nudging component exactly; every
-// non-empty `repositories[].url`, plus its `registry[.stage].redhat.io` name. Keys under `data` are
-// matched case-insensitively and malformed entries are skipped without dropping the RPA, as Go's
+// non-empty `repositories[].url`, plus its `registry[.stage].redhat.io` name. The RPA comes decoded
+// (src/schema/release-plan-admission.ts), but `spec.data` is free-form: keys under it are matched
+// case-insensitively and malformed entries are skipped without dropping the RPA, as Go's
 // encoding/json would leave them.
 //
 // Better than build-service (noted in docs/decisions.md D6): a `:tag` or `@digest` on an RPA URL is
@@ -16,6 +17,7 @@
 // an image repository even then is ignored and reported, instead of reaching a regex.
 import { imageRepository, isImageRepository } from './reference.ts';
 import { isRecord } from '../records.ts';
+import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 
 /** build-service's patterns, verbatim semantics (unescaped `.`, greedy split at the last `----`). */
 const PROD_PATTERN = /^quay.io\/redhat-prod\/(.*)----(.*)$/;
@@ -59,10 +61,9 @@ export interface DistributionRepositories {
 }
 
 /** The URLs one RPA lists for `component`, or none when it does not release from `namespace`. */
-function urlsOf(rpa: unknown, namespace: string, component: string): string[] {
-  if (!isRecord(rpa) || !isRecord(rpa.spec)) return [];
-  const { origin, data } = rpa.spec;
-  if (origin !== namespace || !isRecord(data)) return [];
+function urlsOf(rpa: ReleasePlanAdmission, namespace: string, component: string): string[] {
+  const { origin, data } = rpa.spec ?? {};
+  if (origin !== namespace || data === undefined) return [];
   const mapping = field(data, 'mapping');
   if (!isRecord(mapping)) return [];
   const urls: string[] = [];
@@ -76,19 +77,17 @@ function urlsOf(rpa: unknown, namespace: string, component: string): string[] {
   return urls;
 }
 
-function nameOf(rpa: unknown): string {
-  const metadata = isRecord(rpa) && isRecord(rpa.metadata) ? rpa.metadata : {};
-  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-  return `${text(metadata.namespace)}/${text(metadata.name)}`;
+function nameOf(rpa: ReleasePlanAdmission): string {
+  return `${rpa.metadata?.namespace ?? ''}/${rpa.metadata?.name ?? ''}`;
 }
 
 /**
  * The distribution repositories of `component`, built in `namespace`, from every
- * ReleasePlanAdmission in the cluster (`rpas`, any shape). The build repository itself is not
+ * ReleasePlanAdmission in the cluster (`rpas`, decoded). The build repository itself is not
  * included; the caller adds it.
  */
 export function distributionRepositories(
-  rpas: Iterable<unknown>,
+  rpas: Iterable<ReleasePlanAdmission>,
   namespace: string,
   component: string,
 ): DistributionRepositories {

@@ -113,7 +113,7 @@ describe('distributionRepositories', () => {
         },
       },
     });
-    assert.deepEqual(distributionRepositories([messy, 'garbage', null], TENANT, 'netobserv-operator'), {
+    assert.deepEqual(distributionRepositories([messy], TENANT, 'netobserv-operator'), {
       repositories: ['quay.io/acme/kept'],
       ignored: [{ releasePlanAdmission: 'rhtap-releng-tenant/messy', url: 'Not A Repo!' }],
     });
