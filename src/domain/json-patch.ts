@@ -11,3 +11,8 @@ export type JsonPatchOperation =
 export function escapeJsonPointerToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
+
+/** RFC 6901's reverse: `~1` becomes `/`, then `~0` becomes `~` (the other order would misread `~01`). */
+export function unescapeJsonPointerToken(token: string): string {
+  return token.replaceAll('~1', '/').replaceAll('~0', '~');
+}

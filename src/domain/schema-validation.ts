@@ -13,6 +13,7 @@ import { dns1123LabelProblem } from '../schema/names.ts';
 import { NudgeConfig } from '../schema/nudgeconfig.ts';
 import { UpstreamKonfluxNudgeConfig, UpstreamNudgeConfig } from '../schema/upstream-nudgeconfig.ts';
 import type { NudgeConfigFlavour, RuleId, Severity } from './model.ts';
+import { unescapeJsonPointerToken } from './json-patch.ts';
 
 export type FieldPath = readonly (string | number)[];
 
@@ -239,7 +240,7 @@ export function pathOf(pointer: string, root: unknown): FieldPath {
   const path: (string | number)[] = [];
   let value = root;
   for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const segment = unescapeJsonPointerToken(raw);
     if (Array.isArray(value)) {
       const index = Number(segment);
       path.push(index);

@@ -37,6 +37,7 @@ import {
 } from '../domain/nudge-pipelinerun.ts';
 import { REPO_AT_SHA_ANNOTATION } from './konflux.ts';
 import { SerialPoller, whenNotFound } from './poll-loop.ts';
+import { compareStrings } from '../domain/compare.ts';
 
 export const NUDGE_BRANCH_PREFIX = 'konflux/component-updates/';
 export const SIMPLE_BRANCH_ANNOTATION = 'build.appstudio.openshift.io/build-nudge-simple-branch';
@@ -146,7 +147,7 @@ export class TektonStandIn {
     // not been written since) decides.
     const runs = [...page.items].sort(
       (a, b) =>
-        (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') ||
+        compareStrings(a.metadata?.creationTimestamp ?? '', b.metadata?.creationTimestamp ?? '') ||
         Number(a.metadata?.resourceVersion ?? 0) - Number(b.metadata?.resourceVersion ?? 0),
     );
     const done: ExecutedNudge[] = [];

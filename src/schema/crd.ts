@@ -13,6 +13,7 @@ import {
   NudgeConfig,
 } from './nudgeconfig.ts';
 import { KUBERNETES_SCHEMA_EXTENSIONS } from './common.ts';
+import { isRecord } from './json.ts';
 import { UPSTREAM_KONFLUX_NUDGE_CONFIG_VERSION, UpstreamKonfluxNudgeConfig } from './upstream-nudgeconfig.ts';
 
 export interface PrinterColumn {
@@ -113,10 +114,6 @@ const ROOT_TYPE_FIELDS: Readonly<Record<string, Record<string, unknown>>> = {
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function childPath(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
@@ -130,7 +127,7 @@ function childPath(path: string, key: string): string {
  */
 export function toStructuralSchema(schema: unknown): unknown {
   const root = convertNode(schema, '');
-  if (!isObject(root) || !isObject(root.properties)) return root;
+  if (!isRecord(root) || !isRecord(root.properties)) return root;
   const properties: JsonObject = { ...root.properties };
   for (const [field, replacement] of Object.entries(ROOT_TYPE_FIELDS)) {
     if (field in properties) properties[field] = { ...replacement };
@@ -144,7 +141,7 @@ export function toStructuralSchema(schema: unknown): unknown {
 }
 
 function convertNode(node: unknown, path: string): unknown {
-  if (!isObject(node)) throw new UnsupportedSchemaError(path, 'type', 'a schema must be an object');
+  if (!isRecord(node)) throw new UnsupportedSchemaError(path, 'type', 'a schema must be an object');
   const out: JsonObject = {};
   for (const [keyword, value] of Object.entries(node)) {
     const handled = convertKeyword(node, keyword, value, path);
@@ -183,7 +180,7 @@ function convertKeyword(node: JsonObject, keyword: string, value: unknown, path:
 }
 
 function convertProperties(value: unknown, path: string): JsonObject {
-  if (!isObject(value)) throw new UnsupportedSchemaError(path, 'properties', 'must be an object');
+  if (!isRecord(value)) throw new UnsupportedSchemaError(path, 'properties', 'must be an object');
   const out: JsonObject = {};
   for (const [name, propertySchema] of Object.entries(value)) {
     out[name] = convertNode(propertySchema, childPath(path, name));
@@ -208,7 +205,7 @@ function convertAdditionalProperties(node: JsonObject, value: unknown, path: str
 
 /** TypeBox writes `Record<string, T>` as `patternProperties: {'^.*$': T}`: a map of T in CRD terms. */
 function convertPatternProperties(node: JsonObject, value: unknown, path: string): JsonObject {
-  const [only, ...more] = isObject(value) ? Object.entries(value) : [];
+  const [only, ...more] = isRecord(value) ? Object.entries(value) : [];
   if (only?.[0] !== '^.*$' || more.length > 0 || node.properties !== undefined) {
     throw new UnsupportedSchemaError(
       path,
@@ -224,7 +221,7 @@ function literalUnionToEnum(value: unknown, path: string): JsonObject {
   if (!Array.isArray(value) || value.length === 0)
     throw new UnsupportedSchemaError(path, 'anyOf', 'must be a non-empty list');
   const literals = value.map((branch: unknown) => {
-    if (!isObject(branch) || !('const' in branch)) {
+    if (!isRecord(branch) || !('const' in branch)) {
       throw new UnsupportedSchemaError(path, 'anyOf', 'only unions of literals can be expressed (as an enum)');
     }
     return branch.const;

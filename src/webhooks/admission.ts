@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import Type from 'typebox';
 import { StringEnum } from '../schema/common.ts';
 import { isRecord } from '../domain/records.ts';
-import type { JsonPatchOperation } from '../domain/json-patch.ts';
+import { unescapeJsonPointerToken, type JsonPatchOperation } from '../domain/json-patch.ts';
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
@@ -172,7 +172,7 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
 function firstProblem(errors: ErrorObject[] | null | undefined): AdmissionReviewError {
   const error = errors?.[0];
   if (error === undefined) return new AdmissionReviewError('request', 'is not a valid admission request');
-  const path = ['request', ...error.instancePath.split('/').slice(1).map(unescapePointer)];
+  const path = ['request', ...error.instancePath.split('/').slice(1).map(unescapeJsonPointerToken)];
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -190,10 +190,6 @@ function firstProblem(errors: ErrorObject[] | null | undefined): AdmissionReview
     default:
       return new AdmissionReviewError(fieldName(path), error.message ?? `fails ${error.keyword}`);
   }
-}
-
-function unescapePointer(segment: string): string {
-  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;

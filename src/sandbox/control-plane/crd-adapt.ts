@@ -14,11 +14,9 @@
 // - `x-kubernetes-map-type`, `x-kubernetes-list-type`/`-map-keys`, `x-kubernetes-int-or-string`,
 //   `nullable`, `anyOf`, other defaults, Tekton's conversion webhook: accepted as they are.
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import { isRecord } from '../../domain/records.ts';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 function cloneJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
@@ -28,9 +26,9 @@ function cloneJson(value: unknown): Json {
 function* schemaNodes(schema: Record<string, unknown>): Generator<Record<string, unknown>> {
   yield schema;
   const children: unknown[] = [];
-  if (isObject(schema.properties)) children.push(...Object.values(schema.properties));
-  if (isObject(schema.patternProperties)) children.push(...Object.values(schema.patternProperties));
-  if (isObject(schema.definitions)) children.push(...Object.values(schema.definitions));
+  if (isRecord(schema.properties)) children.push(...Object.values(schema.properties));
+  if (isRecord(schema.patternProperties)) children.push(...Object.values(schema.patternProperties));
+  if (isRecord(schema.definitions)) children.push(...Object.values(schema.definitions));
   if (Array.isArray(schema.items)) children.push(...(schema.items as unknown[]));
   else children.push(schema.items);
   children.push(schema.additionalProperties, schema.additionalItems, schema.not);
@@ -38,7 +36,7 @@ function* schemaNodes(schema: Record<string, unknown>): Generator<Record<string,
     const list = schema[key];
     if (Array.isArray(list)) children.push(...(list as unknown[]));
   }
-  for (const child of children) if (isObject(child)) yield* schemaNodes(child);
+  for (const child of children) if (isRecord(child)) yield* schemaNodes(child);
 }
 
 /**
@@ -49,12 +47,12 @@ function* schemaNodes(schema: Record<string, unknown>): Generator<Record<string,
 export function adaptCrdForV120(crd: Record<string, unknown>): Record<string, unknown> {
   const copy = cloneJson(crd) as Record<string, unknown>;
   const spec = copy.spec;
-  if (!isObject(spec) || !Array.isArray(spec.versions)) return copy;
+  if (!isRecord(spec) || !Array.isArray(spec.versions)) return copy;
   for (const version of spec.versions as unknown[]) {
-    if (!isObject(version)) continue;
+    if (!isRecord(version)) continue;
     delete version.selectableFields; // 1.30+
-    const schema = isObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
-    if (!isObject(schema)) continue;
+    const schema = isRecord(version.schema) ? version.schema.openAPIV3Schema : undefined;
+    if (!isRecord(schema)) continue;
     for (const node of schemaNodes(schema)) {
       delete node['x-kubernetes-validations'];
       if (node.default === '') delete node.default;

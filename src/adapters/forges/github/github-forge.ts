@@ -22,6 +22,7 @@ import {
   toPullRequest,
   type PullRequestResponse,
 } from './responses.ts';
+import { compareStrings } from '../../../domain/compare.ts';
 
 export interface GitHubForgeOptions {
   /** REST root: default https://api.github.com; GHES (and the emulator) `<base>/api/v3`. */
@@ -73,7 +74,7 @@ export class GitHubForge implements ForgeProvider {
     );
     // GitHub ignores a `head` filter it cannot parse and lists every PR: filter again here.
     const matching = this.#parse(context, () => parsePullRequestList(items)).filter((pull) => pull.head.ref === branch);
-    const newestFirst = [...matching].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.number - a.number);
+    const newestFirst = [...matching].sort((a, b) => compareStrings(b.created_at, a.created_at) || b.number - a.number);
     const chosen = newestFirst.find((pull) => pull.state === 'open') ?? newestFirst[0];
     return chosen === undefined ? undefined : toPullRequest(chosen);
   }
