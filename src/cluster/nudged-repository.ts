@@ -70,5 +70,10 @@ export async function renovateConfigMapSources(
 export function nudgingComponentFacts(component: ClusterComponent | undefined): NudgingComponentFacts | undefined {
   if (component === undefined) return undefined;
   const image = component.spec?.containerImage;
-  return { ...(image === undefined ? {} : { containerImage: image }), branch: gitSourceOf(component).revision };
+  // Only a revision the Component names binds its builds (verify-build.ts says why).
+  const revision = component.spec?.source?.git?.revision;
+  return {
+    ...(image === undefined ? {} : { containerImage: image }),
+    ...(revision === undefined || revision === '' ? {} : { branch: revision }),
+  };
 }

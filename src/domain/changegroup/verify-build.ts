@@ -69,8 +69,13 @@ export interface VerifiedBuild {
 export interface NudgingComponentFacts {
   /** `spec.containerImage`: the one repository its builds may push to. */
   readonly containerImage?: string;
-  /** `spec.source.git.revision`, else the default branch: the one branch its push builds may come from. */
-  readonly branch: string;
+  /**
+   * `spec.source.git.revision`: the one branch its push builds may come from. Absent when the
+   * Component names none: build-service then builds the repository's default branch, which
+   * nudger cannot see from the cluster, so any pushed branch is accepted rather than guessing
+   * `main` and rejecting every build of a `master` repository (docs/decisions.md N14).
+   */
+  readonly branch?: string;
 }
 
 export type BuildVerification =
@@ -140,7 +145,7 @@ export function verifyNudgeBuild(
     return reject('unknown-branch', `${buildRef} names no branch (${TARGET_BRANCH_ANNOTATION} or Pipelines-as-Code's)`);
   }
   // A push to a release branch builds an image too, but it is not what the Component tracks.
-  if (run.targetBranch !== component.branch) {
+  if (component.branch !== undefined && run.targetBranch !== component.branch) {
     return reject(
       'branch-mismatch',
       `${buildRef} was built from another branch than ${component.branch} (${componentRef} spec.source.git.revision)`,

@@ -144,6 +144,7 @@ describe('verifyNudgeBuild against the nudging Component (D3)', () => {
     assert.equal(reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'main' })), 'ok');
     assert.equal(reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'release-1.2' })), 'branch-mismatch');
     assert.equal(reasonOf(onBranch({ 'build.konflux-ci.dev/target_branch': 'release-1.2' })), 'branch-mismatch');
+
     assert.equal(reasonOf(onBranch({ 'pipelinesascode.tekton.dev/branch': 'refs/heads/main' })), 'ok', 'PaC full ref');
     assert.equal(
       reasonOf(onBranch({ 'pipelinesascode.tekton.dev/source-branch': 'refs/heads/feature' })),
@@ -159,6 +160,16 @@ describe('verifyNudgeBuild against the nudging Component (D3)', () => {
       'ok',
     );
     assert.equal(reasonOf(onBranch({})), 'unknown-branch');
+  });
+
+  it('accepts a push build of any branch when the Component names no revision (its default branch is unknown)', () => {
+    const noRevision: NudgingComponentFacts = { containerImage: OPERAND_A.containerImage };
+    assert.equal(reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'master' }, noRevision)), 'ok');
+    assert.equal(
+      reasonOf(onBranch({ 'build.appstudio.redhat.com/target_branch': 'gh-readonly-queue/x' }, noRevision)),
+      'merge-queue-build',
+    );
+    assert.equal(reasonOf(onBranch({}, noRevision)), 'unknown-branch');
   });
 
   it('rejects a nudging-pipeline that is not a PipelineRun name, quoting at most 64 characters of it', () => {
