@@ -1,21 +1,17 @@
-// ADR 67 "Migration from build-nudges-ref", the cluster half: the `build-nudges-ref` of a
-// namespace's Components become `immediate` entries of its `nudge-config`, merged into an existing
-// one without duplicates. Existing entries are kept as they are (a user may already have switched
+// ADR 67 "Migration from build-nudges-ref", the cluster half: the `build-nudges-ref` edges of a
+// namespace's graph (derived by src/domain/graph.ts; nothing here reads the field) become
+// `immediate` entries of its `nudge-config`, merged into an existing one without duplicates. Existing entries are kept as they are (a user may already have switched
 // one to `validated`), new ones are appended in a stable order, so a second run adds nothing.
 // Components themselves are left alone: build-service owns them, and ADR 67 removes the field
 // only "after migration is confirmed".
 import { compareStrings } from './compare.ts';
+import type { NamespaceGraph } from './graph.ts';
 
 export interface MigrationEntry {
   readonly from: string;
   readonly to: string;
   readonly mode?: string;
   readonly gatingGroup?: string;
-}
-
-export interface ComponentNudges {
-  readonly name: string;
-  readonly buildNudgesRef: readonly string[];
 }
 
 export interface NamespaceMigrationPlan {
@@ -27,28 +23,32 @@ export interface NamespaceMigrationPlan {
   readonly skippedSelfNudges: readonly string[];
 }
 
+/**
+ * The namespace's `build-nudges-ref` edges, as the one graph derivation found them, appended to
+ * the existing entries as `immediate` ones where no entry holds the pair yet.
+ */
 export function planNamespaceMigration(
-  components: readonly ComponentNudges[],
+  graph: Pick<NamespaceGraph, 'edges'>,
   existingEntries: readonly MigrationEntry[] = [],
 ): NamespaceMigrationPlan {
-  const present = new Set(existingEntries.map((e) => key(e.from, e.to)));
+  const present = new Set(existingEntries.map((e) => pairKey(e.from, e.to)));
   const added: MigrationEntry[] = [];
-  const skippedSelfNudges: string[] = [];
-  const sorted = [...components].sort((a, b) => compareStrings(a.name, b.name));
-  for (const component of sorted) {
-    for (const target of [...new Set(component.buildNudgesRef)].sort(compareStrings)) {
-      if (target === component.name) {
-        skippedSelfNudges.push(component.name);
-        continue;
-      }
-      if (present.has(key(component.name, target))) continue;
-      present.add(key(component.name, target));
-      added.push({ from: component.name, to: target, mode: 'immediate' });
+  const skippedSelfNudges = new Set<string>();
+  const legacy = graph.edges
+    .filter((edge) => edge.origin.via === 'build-nudges-ref')
+    .sort((a, b) => compareStrings(a.from, b.from) || compareStrings(a.to, b.to));
+  for (const { from, to } of legacy) {
+    if (from === to) {
+      skippedSelfNudges.add(from);
+      continue;
     }
+    if (present.has(pairKey(from, to))) continue;
+    present.add(pairKey(from, to));
+    added.push({ from, to, mode: 'immediate' });
   }
-  return { entries: [...existingEntries, ...added], added, skippedSelfNudges };
+  return { entries: [...existingEntries, ...added], added, skippedSelfNudges: [...skippedSelfNudges] };
 }
 
-function key(from: string, to: string): string {
+function pairKey(from: string, to: string): string {
   return `${from}\u0000${to}`;
 }

@@ -7,11 +7,15 @@ import { KubeClient } from '../../adapters/kubernetes/client.ts';
 import { isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
 import { COMPONENTS, NUDGE_CONFIGS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
-import { type MigrationEntry, planNamespaceMigration } from '../../domain/cluster-migration.ts';
+import { planNamespaceMigration } from '../../domain/cluster-migration.ts';
+import { decodeComponent, decodeNudgeConfig, type DecodeProblem } from '../../domain/cluster-objects.ts';
+import { formatObjectKey } from '../../domain/object-key.ts';
+import { namespaceNudgeGraph } from '../../cluster/nudge-graph.ts';
+import type { ClusterComponent } from '../../schema/component.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import { validateManifestSet } from '../../domain/validate.ts';
 import { manifestSetFromObjects } from '../../manifest/parse.ts';
-import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND } from '../../schema/nudgeconfig.ts';
+import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
 import { plural } from '../format/findings.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
@@ -36,12 +40,10 @@ export interface NamespaceOutcome {
   applied: boolean;
 }
 
-interface ComponentObject extends KubeObject {
-  spec?: { 'build-nudges-ref'?: unknown };
-}
-
-interface NudgeConfigObject extends KubeObject {
-  spec?: { nudges?: MigrationEntry[] };
+/** A namespace's Components as the API server holds them, and those nudger cannot read. */
+interface NamespaceComponents {
+  readonly components: ClusterComponent[];
+  readonly unreadable: string[];
 }
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -52,8 +54,8 @@ export async function clusterMigrateCommand(options: ClusterMigrateOptions, io: 
   try {
     const byNamespace = await componentsByNamespace(client, options.namespace);
     const outcomes: NamespaceOutcome[] = [];
-    for (const [namespace, components] of [...byNamespace].sort(([a], [b]) => compareStrings(a, b))) {
-      outcomes.push(await migrateNamespace(client, namespace, components, options.apply));
+    for (const [namespace, read] of [...byNamespace].sort(([a], [b]) => compareStrings(a, b))) {
+      outcomes.push(await migrateNamespace(client, namespace, read, options.apply));
     }
     reportClusterMigration(outcomes, options, io);
     return outcomes.some((o) => o.action === 'invalid') ? EXIT_FINDINGS : EXIT_OK;
@@ -65,18 +67,24 @@ export async function clusterMigrateCommand(options: ClusterMigrateOptions, io: 
 async function componentsByNamespace(
   client: KubeClient,
   namespace: string | undefined,
-): Promise<Map<string, ComponentObject[]>> {
-  const byNamespace = new Map<string, ComponentObject[]>();
+): Promise<Map<string, NamespaceComponents>> {
+  const byNamespace = new Map<string, NamespaceComponents>();
   let continueToken: string | undefined;
   do {
-    const page = await client.list<ComponentObject>(COMPONENTS, {
+    const page = await client.list<KubeObject>(COMPONENTS, {
       limit: 500,
       ...(namespace === undefined ? {} : { namespace }),
       ...(continueToken === undefined ? {} : { continue: continueToken }),
     });
     for (const item of page.items) {
       const ns = item.metadata?.namespace ?? '';
-      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), item]);
+      let read = byNamespace.get(ns);
+      if (read === undefined) byNamespace.set(ns, (read = { components: [], unreadable: [] }));
+      // Decoded as the manager's informers decode them: one that cannot be read may hold edges,
+      // so its namespace is not migrated (decodeProblems names it and its fields).
+      const decoded = decodeComponent(item);
+      if (decoded.ok) read.components.push(decoded.object);
+      else read.unreadable.push(decodeProblems('Component', item, decoded.problems));
     }
     continueToken = page.continue === '' ? undefined : page.continue;
   } while (continueToken !== undefined);
@@ -86,16 +94,25 @@ async function componentsByNamespace(
 async function migrateNamespace(
   client: KubeClient,
   namespace: string,
-  components: readonly ComponentObject[],
+  { components, unreadable }: NamespaceComponents,
   apply: boolean,
 ): Promise<NamespaceOutcome> {
-  const nudges = components.map((c) => ({
-    name: c.metadata?.name ?? '',
-    buildNudgesRef: stringsOf(c.spec?.['build-nudges-ref']),
-  }));
+  const invalid = (problems: string[]): NamespaceOutcome => ({
+    namespace,
+    action: 'invalid',
+    added: [],
+    entries: 0,
+    problems,
+    applied: false,
+  });
+  if (unreadable.length > 0) return invalid(unreadable);
+  // The edges to move are the graph's build-nudges-ref edges, from the one graph derivation.
+  const graph = namespaceNudgeGraph(namespace, { components });
   for (let attempt = 1; ; attempt += 1) {
-    const existing = await getNudgeConfig(client, namespace);
-    const plan = planNamespaceMigration(nudges, existing?.spec?.nudges ?? []);
+    const read = await getNudgeConfig(client, namespace);
+    if (read !== undefined && !read.ok) return invalid([read.problem]);
+    const existing = read?.object;
+    const plan = planNamespaceMigration(graph, existing?.spec?.nudges ?? []);
     const outcome: NamespaceOutcome = {
       namespace,
       action: plan.added.length === 0 ? 'unchanged' : existing === undefined ? 'create' : 'merge',
@@ -107,7 +124,7 @@ async function migrateNamespace(
       applied: false,
     };
     if (outcome.action === 'unchanged') return outcome;
-    const desired: NudgeConfigObject = {
+    const desired: KubeObject & { spec: Record<string, unknown> } = {
       apiVersion: NUDGE_CONFIG_API_VERSION,
       kind: NUDGE_CONFIG_KIND,
       metadata: { ...(existing?.metadata ?? {}), name: NUDGE_CONFIG_NAME, namespace },
@@ -136,17 +153,28 @@ async function migrateNamespace(
   }
 }
 
-async function getNudgeConfig(client: KubeClient, namespace: string): Promise<NudgeConfigObject | undefined> {
+type NudgeConfigRead = { ok: true; object: ClusterNudgeConfig } | { ok: false; problem: string };
+
+/** The namespace's NudgeConfig, decoded; undefined when it has none. */
+async function getNudgeConfig(client: KubeClient, namespace: string): Promise<NudgeConfigRead | undefined> {
+  let raw: KubeObject;
   try {
-    return await client.get<NudgeConfigObject>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME);
+    raw = await client.get<KubeObject>(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME);
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
   }
+  const decoded = decodeNudgeConfig(raw);
+  return decoded.ok
+    ? { ok: true, object: decoded.object }
+    : { ok: false, problem: decodeProblems(NUDGE_CONFIG_KIND, raw, decoded.problems) };
 }
 
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+/** One line naming the object and each field nudger cannot read (values are never quoted). */
+function decodeProblems(kind: string, object: KubeObject, problems: readonly DecodeProblem[]): string {
+  const ref = formatObjectKey({ namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' });
+  const fields = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  return `${kind} ${ref} cannot be read, so its namespace is not migrated: ${fields}`;
 }
 
 /**
