@@ -58,6 +58,7 @@ export type RenovateSettingProblemReason =
   | 'renovate-template'
   | 'unsafe-character'
   | 'invalid-file-match'
+  | 'invalid-schedule'
   | 'empty-list';
 
 export interface RenovateSettingProblem {
@@ -210,7 +211,12 @@ function readList(
     .map((item) => item.trim())
     .filter((item) => item !== '');
   const kept = items.filter((item) => {
-    const problem = key === FILE_MATCH_KEY ? fileMatchProblem(item) : textValueProblem(item);
+    const problem =
+      key === FILE_MATCH_KEY
+        ? fileMatchProblem(item)
+        : key === 'labels'
+          ? textValueProblem(item)
+          : scheduleProblem(item);
     if (problem === undefined) return true;
     problems.add('error', problem.reason, key, `item ${quoteForMessage(item)} ${problem.why}; this item is ignored`);
     return false;
@@ -221,6 +227,15 @@ function readList(
     problems.add('warning', 'empty-list', key, `lists nothing; ${instead}`);
   }
   return kept;
+}
+
+// Cron fields and Renovate's later.js text ("after 10pm every weekday") use no other characters;
+// anything else could only add Markdown to the pull request body that quotes the schedule.
+const SCHEDULE_CHARACTERS = /^[A-Za-z0-9 *,/:?#-]+$/;
+
+function scheduleProblem(item: string): { reason: RenovateSettingProblemReason; why: string } | undefined {
+  if (SCHEDULE_CHARACTERS.test(item)) return undefined;
+  return { reason: 'invalid-schedule', why: 'holds a character no cron or Renovate schedule uses' };
 }
 
 function fileMatchProblem(pattern: string): { reason: RenovateSettingProblemReason; why: string } | undefined {

@@ -176,6 +176,17 @@ describe('readRenovateSettings: build-service ReadCustomRenovateConfigMap', () =
     );
   });
 
+  it('a schedule entry with characters no schedule uses is dropped (it is quoted in the PR body)', () => {
+    const { settings, problems } = readRenovateSettings(
+      wide({ automergeSchedule: 'after 10pm every weekday; * 0-4 * * 1#2; x - [x] <!-- rebase-check -->' }),
+    );
+    assert.deepEqual(settings.automergeSchedule, ['after 10pm every weekday', '* 0-4 * * 1#2']);
+    assert.deepEqual(
+      problems.map((p) => [p.key, p.reason]),
+      [['automergeSchedule', 'invalid-schedule']],
+    );
+  });
+
   it('automergeType must be one Renovate accepts', () => {
     for (const type of AUTOMERGE_TYPES)
       assert.equal(readRenovateSettings(wide({ automergeType: type })).settings.automergeType, type);
