@@ -43,7 +43,8 @@ export function digestShort(digest: string, field = 'newDigest'): string {
 /** RE2's `\s` (Renovate's regex engine): ASCII whitespace only, unlike JavaScript's. */
 const WHITESPACE_RUN = /[\t\n\f\r ]+/g;
 
-function checkAffix(field: string, value: string): void {
+/** Refuses a commitMessagePrefix or -Suffix that could break the subject or that only Renovate could expand. */
+export function checkCommitMessageAffix(field: string, value: string): void {
   const unsafe = unsafeCharacterProblem(value);
   if (unsafe !== undefined) throw new NudgeInputError(field, unsafe);
   if (value.includes('{{')) throw new NudgeInputError(field, 'contains a Renovate template ("{{")');
@@ -51,8 +52,8 @@ function checkAffix(field: string, value: string): void {
 
 export function renovateCommitSubject(input: CommitSubjectInput): string {
   if (!isDns1123Label(input.nudging)) throw new NudgeInputError('nudging', 'is not a component name (DNS-1123 label)');
-  checkAffix('commitMessagePrefix', input.commitMessagePrefix);
-  checkAffix('commitMessageSuffix', input.commitMessageSuffix);
+  checkCommitMessageAffix('commitMessagePrefix', input.commitMessagePrefix);
+  checkCommitMessageAffix('commitMessageSuffix', input.commitMessageSuffix);
   const semantic = input.semanticCommits === true && input.commitMessagePrefix === '';
   const prefix = semantic ? SEMANTIC_COMMIT_PREFIX : input.commitMessagePrefix;
   const rendered = [prefix, 'Update', input.nudging, `to ${digestShort(input.newDigest)}`, input.commitMessageSuffix]

@@ -57,10 +57,10 @@ export function nudgePrHeader(repoAtShaLink: string): string {
   return `Image created from '${repoAtShaLink}'`;
 }
 
-// `Name <address>` on one line, as git and Renovate take it.
+// `Name <address>` on one line, as git and Renovate take it; the renovate executor checks it too.
 const GIT_AUTHOR = /^[^\s<>](?:[^<>\n\r]*[^\s<>])? <[^\s<>]+>$/;
 
-function checkGitAuthor(gitAuthor: string): void {
+export function checkGitAuthor(gitAuthor: string): void {
   if (!GIT_AUTHOR.test(gitAuthor)) throw new NudgeInputError('gitAuthor', 'is not "Name <address>" on one line');
   const unsafe = unsafeCharacterProblem(gitAuthor);
   if (unsafe !== undefined) throw new NudgeInputError('gitAuthor', unsafe);
@@ -77,10 +77,11 @@ export function nudgeCommitBody(repoAtShaLink: string, gitAuthor: string): strin
 export function nudgeLabels(settings: Pick<RenovateSettings, 'labels'>): string[] {
   const labels = [NUDGE_LABEL, ...settings.labels];
   labels.forEach((label, i) => {
-    const unsafe = unsafeCharacterProblem(label);
-    if (unsafe !== undefined || label.trim() !== label || label === '') {
-      throw new NudgeInputError(`labels[${String(i)}]`, unsafe ?? 'is empty or has surrounding whitespace');
-    }
+    const problem =
+      unsafeCharacterProblem(label) ??
+      (label.trim() !== label || label === '' ? 'is empty or has surrounding whitespace' : undefined) ??
+      (label.includes('{{') ? 'contains a Renovate template ("{{")' : undefined);
+    if (problem !== undefined) throw new NudgeInputError(`labels[${String(i)}]`, problem);
   });
   return [...new Set(labels)];
 }

@@ -15,7 +15,10 @@ import {
   resolveFileMatch,
   type FileMatchSources,
 } from '../digest-rewrite/index.ts';
+import { AUTOMERGE_TYPES, type AutomergeType } from '../../schema/renovate-config.ts';
 import { quoteForMessage, unsafeCharacterProblem } from './text-checks.ts';
+
+export { AUTOMERGE_TYPES };
 
 export const BOOLEAN_KEYS = ['automerge', 'platformAutomerge', 'ignoreTests', 'gitLabIgnoreApprovals'] as const;
 export type BooleanKey = (typeof BOOLEAN_KEYS)[number];
@@ -23,9 +26,6 @@ export const STRING_KEYS = ['automergeType', 'commitMessagePrefix', 'commitMessa
 export const LIST_KEYS = [FILE_MATCH_KEY, 'labels', 'automergeSchedule'] as const;
 /** Every key build-service reads; any other key of the ConfigMap is reported. */
 export const RENOVATE_SETTING_KEYS: readonly string[] = [...BOOLEAN_KEYS, ...STRING_KEYS, ...LIST_KEYS];
-
-/** Renovate's `automergeType` values; `''` leaves Renovate's default (`pr`). */
-export const AUTOMERGE_TYPES = ['branch', 'pr', 'pr-comment'] as const;
 
 export interface RenovateConfigMap {
   readonly name: string;
@@ -39,8 +39,8 @@ export interface RenovateSettings {
   readonly platformAutomerge: boolean;
   readonly ignoreTests: boolean;
   readonly gitLabIgnoreApprovals: boolean;
-  /** `''` when unset. */
-  readonly automergeType: string;
+  /** One of AUTOMERGE_TYPES, or `''` when unset (Renovate's default, `pr`). */
+  readonly automergeType: AutomergeType | '';
   /** As written (Renovate trims and folds whitespace itself); `''` when unset. */
   readonly commitMessagePrefix: string;
   readonly commitMessageSuffix: string;
@@ -180,10 +180,14 @@ function readText(data: Readonly<Record<string, string>>, key: string, problems:
   return '';
 }
 
-function readAutomergeType(data: Readonly<Record<string, string>>, problems: ProblemList): string {
+function isAutomergeType(value: string): value is AutomergeType {
+  return (AUTOMERGE_TYPES as readonly string[]).includes(value);
+}
+
+function readAutomergeType(data: Readonly<Record<string, string>>, problems: ProblemList): AutomergeType | '' {
   const value = data.automergeType;
   if (value === undefined || value === '') return '';
-  if ((AUTOMERGE_TYPES as readonly string[]).includes(value)) return value;
+  if (isAutomergeType(value)) return value;
   problems.add(
     'error',
     'unknown-automerge-type',
