@@ -90,7 +90,12 @@ export function decideNudgeHold(nudge: NudgeToHold, changeGroups: readonly Chang
   return { action: 'cancel', coveredBy, uncovered, annotations: holdAnnotations(nudge, coveredBy, uncovered) };
 }
 
-function holdAnnotations(
+/**
+ * The annotations that record a hold: what the webhook and the sweeper write on a cancelled nudge
+ * PipelineRun, and what nudger's dispatcher writes on the held-nudge record it creates instead of
+ * firing (src/domain/nudge/dispatch-held-record.ts). The ChangeGroup controller reads these.
+ */
+export function holdAnnotations(
   nudge: NudgeToHold,
   coveredBy: readonly HeldTarget[],
   uncovered: readonly string[],
