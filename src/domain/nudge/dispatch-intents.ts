@@ -1,4 +1,4 @@
-// What the dispatcher asks the controller to do (docs/decisions.md N15). The controller carries out
+// What the dispatcher asks the controller to do (docs/decisions.md N18). The controller carries out
 // the intents of one decision in order and stops at the first that fails; a crash anywhere leaves a
 // prefix done, and the next decision, made from what is then observed, carries on from there.
 import type { VerifiedBuild } from '../changegroup/verify-build.ts';
@@ -39,7 +39,7 @@ export interface HoldIntent {
 /**
  * Nudge `target` with `build`'s digest, then call settleFire with the result and carry out what it
  * returns. Must be idempotent by `key`: after a crash between the effect and its record the same
- * intent comes again (docs/decisions.md N15).
+ * intent comes again (docs/decisions.md N18).
  */
 export interface FireIntent {
   readonly kind: 'fire';

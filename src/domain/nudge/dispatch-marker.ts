@@ -1,4 +1,4 @@
-// The dispatcher's done-marker (docs/decisions.md N15): one annotation on the build PipelineRun that
+// The dispatcher's done-marker (docs/decisions.md N18): one annotation on the build PipelineRun that
 // names every target of that build and where its nudge stands. It is the dispatcher's only memory,
 // so it must survive restarts, replicas and hand edits without ever reading as "nothing done": a
 // value this module cannot read is a typed problem, never an empty marker, because an empty marker

@@ -1,4 +1,4 @@
-// How often, and how soon, a failed nudge is tried again (docs/decisions.md N15). build-service
+// How often, and how soon, a failed nudge is tried again (docs/decisions.md N18). build-service
 // tries 3 times, 5 minutes × the failure count apart (15 minutes from the first failure to the
 // last attempt). nudger's direct executor answers in about a second, so most failures are brief
 // (a rate-limit window, a forge or API-server restart) and deserve a quick second try; the doubling

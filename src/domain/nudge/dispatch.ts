@@ -1,4 +1,4 @@
-// The dispatcher's decision (ADR 67 "Nudging Flow", docs/decisions.md D9 and N15), pure: from one
+// The dispatcher's decision (ADR 67 "Nudging Flow", docs/decisions.md D9 and N18), pure: from one
 // build PipelineRun as observed (its done-marker and finalizer included), its D3 verification, the
 // namespace's NudgeConfig graph, Components and ChangeGroups, and the time, compute what the
 // controller should do next. Level-based like the ChangeGroup state machine (../changegroup/state.ts):
@@ -112,7 +112,7 @@ export interface DispatchDecision {
   /**
    * The marker cannot be read. Then nothing is fired and nothing written: the marker may record
    * fired targets, and reading it as empty would fire them again. The controller reports this
-   * (an Event on the build, once per resourceVersion). See docs/decisions.md N15.
+   * (an Event on the build, once per resourceVersion). See docs/decisions.md N18.
    */
   readonly problem?: MarkerProblem;
 }
@@ -429,7 +429,7 @@ function act(ctx: Context, pass: Pass): DispatchDecision {
  * asks it: a held target becomes `holding` (and a hold), any other `firing` (and a fire). Asked
  * once per (build, target): a later attempt is not asked again, because an attempt that failed or
  * was interrupted may still have reached the forge, and a target must never be both fired and held
- * (docs/decisions.md N15).
+ * (docs/decisions.md N18).
  */
 function decideDue(ctx: Context, pass: Pass): FireIntent[] {
   const verified = ctx.verified;

@@ -10,7 +10,7 @@ import {
 
 const MINUTE = 60_000;
 
-describe('dispatch retry policy (docs/decisions.md N15)', () => {
+describe('dispatch retry policy (docs/decisions.md N18)', () => {
   it('by default: 5 attempts, waits of 1, 2, 4 and 8 minutes, the last 15 minutes after the first failure', () => {
     assert.equal(DEFAULT_DISPATCH_POLICY.maxAttempts, 5);
     const waits = [1, 2, 3, 4].map((failures) => retryDelayMs(DEFAULT_DISPATCH_POLICY, failures));

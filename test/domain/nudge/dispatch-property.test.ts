@@ -1,4 +1,4 @@
-// Properties of the dispatcher under crashes (docs/decisions.md N15). A simulated controller carries
+// Properties of the dispatcher under crashes (docs/decisions.md N18). A simulated controller carries
 // out each decision's intents in order against a world (the build PipelineRun, the held-nudge
 // records, the repositories an executor writes to) and may die after any atomic step: the next
 // decision starts from whatever the world then holds. Meanwhile the world moves on: the build

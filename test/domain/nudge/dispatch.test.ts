@@ -1,4 +1,4 @@
-// The dispatcher's decision, rule by rule (docs/decisions.md D9, N15), on build PipelineRuns in the
+// The dispatcher's decision, rule by rule (docs/decisions.md D9, N18), on build PipelineRuns in the
 // shape Pipelines-as-Code and build-service give them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
