@@ -29,16 +29,33 @@ export interface YamlSpan {
   readonly digest: number;
   /** It holds comments only. */
   readonly empty: boolean;
+  /** The edit that removes its `spec.build-nudges-ref`, prepared while it was read (see prepare). */
+  readonly removal?: PreparedEdit;
+}
+
+/** Edits of the file as written, and the digest of the document's data once they are made. */
+export interface PreparedEdit {
+  readonly edits: readonly TextEdit[];
+  readonly digest: number;
+}
+
+/** An edit of a text: the text from `start` to `end` becomes `text`. */
+export interface TextEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
 /**
  * Reads every document of `text`, giving each one's data and a locator valid during the call to
- * `classify`. Throws MigrationError (file and line) for text that is not YAML nudger can read.
+ * `classify`; `prepare` may compute an edit from the document's syntax tree while it is at hand.
+ * Throws MigrationError (file and line) for text that is not YAML nudger can read.
  */
-export function parseYamlSource<T>(
+export function readYamlSource<T>(
   path: string,
   text: string,
   classify: (value: unknown, locate: Locator) => T,
+  prepare: (read: ReadDocument, value: unknown) => PreparedEdit | undefined,
 ): { source: YamlSource; results: T[] } {
   const documents: YamlSpan[] = [];
   const results: T[] = [];
@@ -48,7 +65,9 @@ export function parseYamlSource<T>(
     const value = valueOf(path, read, 1);
     results.push(classify(value, (fieldPath) => lineOf(read, fieldPath)));
     const end = read.toInput(read.doc.range[2]);
-    documents.push({ start, end, line, digest: dataDigest(value), empty: read.doc.contents === null });
+    const removal = prepare(read, value);
+    const span = { start, end, line, digest: dataDigest(value), empty: read.doc.contents === null };
+    documents.push(removal === undefined ? span : { ...span, removal });
     start = end;
     line = read.lines.linePos(read.doc.range[2]).line;
   }

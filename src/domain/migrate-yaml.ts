@@ -24,13 +24,53 @@ import {
   type ToStringOptions,
 } from 'yaml';
 import { MigrationError } from './migrate-error.ts';
-import { BUILD_NUDGES_REF, type DocOp, type MigrationEntry } from './migrate-model.ts';
-import { dataDigest, dataDigests, yamlDocumentValue, yamlSegment, type YamlSource } from './migrate-yaml-source.ts';
+import { BUILD_NUDGES_REF, type DocOp, type Locator, type MigrationEntry } from './migrate-model.ts';
+import {
+  dataDigest,
+  dataDigests,
+  readYamlSource,
+  yamlDocumentValue,
+  yamlSegment,
+  type PreparedEdit,
+  type TextEdit,
+  type YamlSource,
+} from './migrate-yaml-source.ts';
+import { isRecord } from './records.ts';
 import type { ReadDocument } from './yaml-reader.ts';
 
-export { parseYamlSource, yamlDocumentValue, yamlLocator, type YamlSource } from './migrate-yaml-source.ts';
+export { yamlDocumentValue, yamlLocator, type TextEdit, type YamlSource } from './migrate-yaml-source.ts';
 
 type ParsedDocument = Document.Parsed;
+
+/**
+ * Reads a YAML file for the migration (migrate-yaml-source.ts). The edit that removes a
+ * Component's `spec.build-nudges-ref`, the one every migrated Component gets, is prepared while its
+ * document is at hand, so that rendering a file of thousands of them need not read each again.
+ */
+export function parseYamlSource<T>(
+  path: string,
+  text: string,
+  classify: (value: unknown, locate: Locator) => T,
+): { source: YamlSource; results: T[] } {
+  return readYamlSource(path, text, classify, prepareNudgesRefRemoval);
+}
+
+/**
+ * The surgical removal of `spec.build-nudges-ref` and the data it leaves, when the document has
+ * one as a key of its own `spec`; undefined otherwise. Checked when the file is read back whole.
+ */
+function prepareNudgesRefRemoval(read: ReadDocument, value: unknown): PreparedEdit | undefined {
+  const spec = isRecord(value) ? value.spec : undefined;
+  if (!isRecord(spec) || !(BUILD_NUDGES_REF in spec) || !isRecord(value)) return undefined;
+  const edits = surgicalEdit(read.source, read.doc, { kind: 'remove-build-nudges-ref' }, '\n');
+  if (edits === undefined) return undefined;
+  // What the Document API gives (removeOp): spec without the key, `{}` when nothing is left.
+  const { [BUILD_NUDGES_REF]: _removed, ...rest } = spec;
+  return {
+    edits: edits.map((edit) => asWritten(read, edit, '\n')),
+    digest: dataDigest({ ...value, spec: rest }),
+  };
+}
 
 /**
  * A name as YAML text that reads back as the same string both in YAML 1.2 and in the YAML 1.1
@@ -73,16 +113,27 @@ export function renderNewDocument(doc: Document): string {
 // Applying operations
 
 export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): string {
-  const { edits, placeholder, digests } = planYamlEdits(source, opsByDocument);
-  if (placeholder !== undefined) return placeholder;
-  const result = applyEdits(source.text, edits);
-  // A last guard against a splice gone wrong: the whole new file must hold exactly the documents
-  // planned, in order.
-  const actual = dataDigests(result);
-  if (actual?.length !== digests.length || actual.some((digest, i) => digest !== digests[i])) {
-    throw new MigrationError(source.path, 'could not rewrite this file without changing the documents it keeps');
+  // Prepared removals are taken on trust and checked by reading the new file back whole; a
+  // document that does not read back as planned is rewritten the careful way, one at a time.
+  let careful = new Set<number>();
+  for (;;) {
+    const planned = planYamlEdits(source, opsByDocument, careful);
+    if (planned.placeholder !== undefined) return planned.placeholder;
+    const result = applyEdits(source.text, planned.edits);
+    // A last guard against a splice gone wrong: the whole new file must hold exactly the documents
+    // planned, in order.
+    const actual = dataDigests(result);
+    const wrong =
+      actual?.length === planned.digests.length
+        ? planned.digests.flatMap((digest, i) => (actual[i] === digest ? [] : [planned.kept[i] ?? -1]))
+        : planned.kept;
+    if (wrong.length === 0) return result;
+    const retry = wrong.filter((index) => source.documents[index]?.removal !== undefined && !careful.has(index));
+    if (retry.length === 0) {
+      throw new MigrationError(source.path, 'could not rewrite this file without changing the documents it keeps');
+    }
+    careful = new Set([...careful, ...retry]);
   }
-  return result;
 }
 
 interface YamlEdits {
@@ -92,11 +143,18 @@ interface YamlEdits {
   readonly placeholder: string | undefined;
   /** The digests of the documents the new file holds, in order. */
   readonly digests: readonly number[];
+  /** The index in the stream of each of those documents. */
+  readonly kept: readonly number[];
 }
 
-function planYamlEdits(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): YamlEdits {
+function planYamlEdits(
+  source: YamlSource,
+  opsByDocument: ReadonlyMap<number, readonly DocOp[]>,
+  careful: ReadonlySet<number>,
+): YamlEdits {
   const edits: TextEdit[] = [];
   const digests: number[] = [];
+  const kept: number[] = [];
   let placeholder: string | undefined;
   let keptContent = false;
   for (const [index, span] of source.documents.entries()) {
@@ -108,15 +166,18 @@ function planYamlEdits(source: YamlSource, opsByDocument: ReadonlyMap<number, re
       continue;
     }
     if (!span.empty) keptContent = true;
-    if (ops.length === 0) {
-      digests.push(span.digest);
-      continue;
-    }
-    const rewritten = rewriteDocument(source, index, ops);
+    kept.push(index);
+    const prepared = span.removal;
+    const rewritten =
+      ops.length === 0
+        ? { edits: [], digest: span.digest }
+        : prepared !== undefined && !careful.has(index) && ops.every((op) => op.kind === 'remove-build-nudges-ref')
+          ? prepared
+          : rewriteDocument(source, index, ops);
     edits.push(...rewritten.edits);
     digests.push(rewritten.digest);
   }
-  return { edits, placeholder: keptContent ? undefined : placeholder, digests };
+  return { edits, placeholder: keptContent ? undefined : placeholder, digests, kept };
 }
 
 interface Rewritten {
@@ -277,13 +338,6 @@ function appendItems(map: YAMLMap, key: string, items: readonly Node[], file: st
 // ---------------------------------------------------------------------------------------------
 // Surgical text edits. Each helper returns undefined when the source has a shape it does not
 // handle; the caller then falls back to rendering the document.
-
-/** An edit of a text: the text from `start` to `end` becomes `text`. */
-export interface TextEdit {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
 
 type Range = readonly [number, number, number];
 

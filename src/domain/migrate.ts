@@ -45,6 +45,7 @@ import {
   type EntrySource,
   type KnownComponent,
   type MigrationCheck,
+  type Offence,
   type PlannedEntry,
   type PlannedNudgeConfig,
 } from './migrate-check.ts';
@@ -376,9 +377,10 @@ function planOnce(
   const summaries: { namespace: string; file: string; edges: number }[] = [];
   const updated = new Set<string>();
   const sharedTargets = new SharedTargets(nudgeConfigs);
-  const planned: PlannedNudgeConfig[] = [];
-  const known = components.flatMap((doc): KnownComponent[] =>
-    doc.role.name === undefined ? [] : [{ namespace: doc.role.namespace, name: doc.role.name, file: doc.path }],
+  const judgement = new Judgement(
+    components.flatMap((doc): KnownComponent[] =>
+      doc.role.name === undefined ? [] : [{ namespace: doc.role.namespace, name: doc.role.name, file: doc.path }],
+    ),
   );
   let edgeCount = 0;
   /** The namespaces whose files this migration rewrites. */
@@ -440,7 +442,7 @@ function planOnce(
       });
       summaries.push({ namespace, file: path, edges: entries.length });
       const sources = edgeSources([...upstream, ...referring]);
-      planned.push({ namespace, name: NUDGE_CONFIG_NAME, file: path, entries: withSources(entries, sources) });
+      judgement.judge({ namespace, name: NUDGE_CONFIG_NAME, file: path, entries: withSources(entries, sources) });
       const kustomization = listing ?? kustomizationPaths(dir).find((candidate) => byPath.has(candidate));
       if (kustomization !== undefined)
         resourcesToAdd.set(kustomization, [...(resourcesToAdd.get(kustomization) ?? []), fileName]);
@@ -459,7 +461,7 @@ function planOnce(
     sharedTargets.claim(target, namespace, toAppend);
     if (toAppend.length > 0) plan.add(target, { kind: 'append-nudges', entries: toAppend });
     const sources = edgeSources([...(upstream.includes(target) ? [] : [target]), ...upstream, ...referring]);
-    planned.push({
+    judgement.judge({
       namespace,
       name: target.role.name ?? '',
       file: target.path,
@@ -497,6 +499,8 @@ function planOnce(
     if (missing.length > 0) plan.add(doc, { kind: 'append-resources', names: missing });
   }
 
+  const check = judgement.check;
+
   const changes: FileChange[] = [...newFiles];
   for (const file of loaded) {
     const after = plan.render(file);
@@ -509,7 +513,6 @@ function planOnce(
   }
   changes.sort((a, b) => compareStrings(a.path, b.path));
 
-  const check = checkPlannedNudgeConfigs(planned, known);
   const notes = [
     ...loaded.flatMap((file) =>
       file.skipped === undefined
@@ -532,6 +535,37 @@ function planOnce(
     notes,
   };
   return { result, check };
+}
+
+/**
+ * The planned NudgeConfigs, judged one namespace at a time as they are planned: validation never
+ * looks across namespaces, and namespaces are planned in order, so the offences come out as one
+ * judgement of them all would sort them. Every edge's declarations are then held for one namespace
+ * at a time, not for a whole migration of tens of thousands of Components (issue 8: memory bounded
+ * by the input).
+ */
+class Judgement {
+  readonly #known = new Map<string, KnownComponent[]>();
+  readonly #offences: Offence[] = [];
+  readonly #unjudged: string[] = [];
+
+  constructor(known: readonly KnownComponent[]) {
+    for (const component of known) {
+      const list = this.#known.get(component.namespace);
+      if (list === undefined) this.#known.set(component.namespace, [component]);
+      else list.push(component);
+    }
+  }
+
+  judge(config: PlannedNudgeConfig): void {
+    const check = checkPlannedNudgeConfigs([config], this.#known.get(config.namespace) ?? []);
+    this.#offences.push(...check.offences);
+    this.#unjudged.push(...check.unjudged);
+  }
+
+  get check(): MigrationCheck {
+    return { offences: this.#offences, unjudged: this.#unjudged };
+  }
 }
 
 function dropKey(namespace: string, from: string, to: string): string {

@@ -123,6 +123,43 @@ describe('migrate reads the files validate reads', () => {
   });
 });
 
+describe('rendering a file of many Components', () => {
+  it('checks a prepared removal by reading the file back, and refuses one that does not read as planned', () => {
+    // The explicit list hides one merged in under it: removing the explicit one would revive the
+    // merged one. The prepared edit is taken on trust only until the file is read back whole.
+    const text = [
+      'apiVersion: appstudio.redhat.com/v1alpha1',
+      'kind: Component',
+      'metadata:',
+      '  name: a',
+      '  namespace: ns',
+      'spec:',
+      '  <<: {build-nudges-ref: [c]}',
+      '  build-nudges-ref: [b]',
+      '',
+    ].join('\n');
+    const peers = ['b', 'c'].map((name) => componentText({ namespace: 'ns', name })).join('---\n');
+    const error = migrationError([
+      { path: 'a.yaml', text },
+      { path: 'peers.yaml', text: peers },
+    ]);
+    assert.equal(error.file, 'a.yaml');
+    assert.match(error.reason, /merge key/);
+  });
+
+  it('removes build-nudges-ref from each of many documents, keeping every other byte', () => {
+    const names = Array.from({ length: 200 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+    const docs = names.map((name, i) =>
+      componentText({ namespace: 'ns', name, nudges: i + 1 < names.length ? [names[i + 1] ?? ''] : [] }),
+    );
+    const text = `# tenant ns\n${docs.join('---\n')}`;
+    const result = planMigration([{ path: 'all.yaml', text }]);
+    assert.equal(result.componentsUpdated.length, names.length - 1);
+    const expected = text.replace(/ {2}build-nudges-ref:\n {4}- c\d+\n/g, '');
+    assert.equal(change(result, 'all.yaml'), expected);
+  });
+});
+
 describe('migrate refuses what validate refuses, with the same reason', () => {
   const depth = 10_000;
   const inputs: [string, string][] = [
