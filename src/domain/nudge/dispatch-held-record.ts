@@ -42,10 +42,16 @@ export function dispatchKey(build: BuildIdentity, target: string): string {
 /** PipelineRun names become the `tekton.dev/pipelineRun` label of their TaskRuns: 63 at most. */
 const NAME_LIMIT = 63;
 
-/** `<build name, shortened>-held-<key>`, a DNS-1123 label. */
+/**
+ * `<build name, shortened>-held-<key>`, a DNS-1123 label: a build name is a DNS-1123 subdomain,
+ * whose dots a label does not allow, so they become hyphens (the key keeps names distinct).
+ */
 export function heldRecordName(build: BuildIdentity, target: string): string {
   const suffix = `-held-${dispatchKey(build, target)}`;
-  const prefix = build.name.slice(0, NAME_LIMIT - suffix.length).replace(/[^a-z0-9]+$/, '');
+  const prefix = build.name
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, NAME_LIMIT - suffix.length)
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
   return prefix === '' ? `nudge${suffix}` : `${prefix}${suffix}`;
 }
 
