@@ -112,13 +112,24 @@ export function renderNewDocument(doc: Document): string {
 // ---------------------------------------------------------------------------------------------
 // Applying operations
 
-export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<number, readonly DocOp[]>): string {
+/** A file's new text, and the edits of its text as written that give it, in order. */
+export interface RenderedText {
+  readonly text: string;
+  readonly edits: readonly TextEdit[];
+}
+
+export function renderYamlSource(
+  source: YamlSource,
+  opsByDocument: ReadonlyMap<number, readonly DocOp[]>,
+): RenderedText {
   // Prepared removals are taken on trust and checked by reading the new file back whole; a
   // document that does not read back as planned is rewritten the careful way, one at a time.
   let careful = new Set<number>();
   for (;;) {
     const planned = planYamlEdits(source, opsByDocument, careful);
-    if (planned.placeholder !== undefined) return planned.placeholder;
+    if (planned.placeholder !== undefined) {
+      return { text: planned.placeholder, edits: [{ start: 0, end: source.text.length, text: planned.placeholder }] };
+    }
     const result = applyEdits(source.text, planned.edits);
     // A last guard against a splice gone wrong: the whole new file must hold exactly the documents
     // planned, in order.
@@ -127,7 +138,7 @@ export function renderYamlSource(source: YamlSource, opsByDocument: ReadonlyMap<
       actual?.length === planned.digests.length
         ? planned.digests.flatMap((digest, i) => (actual[i] === digest ? [] : [planned.kept[i] ?? -1]))
         : planned.kept;
-    if (wrong.length === 0) return result;
+    if (wrong.length === 0) return { text: result, edits: inSpliceOrder(planned.edits) };
     const retry = wrong.filter((index) => source.documents[index]?.removal !== undefined && !careful.has(index));
     if (retry.length === 0) {
       throw new MigrationError(source.path, 'could not rewrite this file without changing the documents it keeps');
@@ -366,20 +377,27 @@ function nextLineStart(text: string, pos: number): number {
 }
 
 /**
- * `text` with `edits` (non-overlapping) made, in one pass: a file of tens of thousands of edited
- * documents must not be copied once per edit. At one offset, insertions go first, the last given
- * first.
+ * `edits` (non-overlapping) in the order they are made: by offset, and at one offset insertions
+ * first, the last given first.
  */
-export function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  const sorted = edits
+export function inSpliceOrder(edits: readonly TextEdit[]): TextEdit[] {
+  return edits
     .map((edit, index) => ({ edit, index }))
     .sort(
       (a, b) =>
         a.edit.start - b.edit.start || a.edit.end - a.edit.start - (b.edit.end - b.edit.start) || b.index - a.index,
-    );
+    )
+    .map(({ edit }) => edit);
+}
+
+/**
+ * `text` with `edits` made, in one pass: a file of tens of thousands of edited documents must not
+ * be copied once per edit.
+ */
+export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   const pieces: string[] = [];
   let from = 0;
-  for (const { edit } of sorted) {
+  for (const edit of inSpliceOrder(edits)) {
     pieces.push(text.slice(from, edit.start), edit.text);
     from = Math.max(from, edit.end);
   }

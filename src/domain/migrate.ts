@@ -70,6 +70,8 @@ import {
   renderYamlSource,
   yamlLocator,
   yamlNameText,
+  type RenderedText,
+  type TextEdit,
   type YamlSource,
 } from './migrate-yaml.ts';
 import { formatObjectKey } from './object-key.ts';
@@ -88,6 +90,12 @@ export type FileChange = {
   /** undefined for a file the migration creates. */
   readonly before: string | undefined;
   readonly after: string;
+  /**
+   * The edits of `before` that give `after`, in the order they are made (inSpliceOrder); undefined
+   * for a file the migration creates. A dry run's diff is computed from them (diffing two whole
+   * texts of a large file takes hours).
+   */
+  readonly edits?: readonly TextEdit[];
 } & (
   | {
       /** When to replace this file relative to the others; see commitOrder. */
@@ -288,13 +296,13 @@ class Plan {
   }
 
   /** The file's text with the edits of passes up to `lastPass` made (all of them by default). */
-  render(file: LoadedFile, lastPass: CommitPass = 2): string {
+  render(file: LoadedFile, lastPass: CommitPass = 2): RenderedText {
     const all = this.ops.get(file.path);
-    if (all === undefined) return file.text;
+    if (all === undefined) return { text: file.text, edits: [] };
     const byIndex = new Map([...all].map(([index, ops]) => [index, ops.filter((op) => passOf(op) <= lastPass)]));
-    return file.source.format === 'json'
-      ? renderJsonSource(file.source.json, byIndex.get(0) ?? [])
-      : renderYamlSource(file.source.yaml, byIndex);
+    if (file.source.format === 'yaml') return renderYamlSource(file.source.yaml, byIndex);
+    const text = renderJsonSource(file.source.json, byIndex.get(0) ?? []);
+    return { text, edits: text === file.text ? [] : [{ start: 0, end: file.text.length, text }] };
   }
 }
 
@@ -503,12 +511,12 @@ function planOnce(
 
   const changes: FileChange[] = [...newFiles];
   for (const file of loaded) {
-    const after = plan.render(file);
+    const { text: after, edits } = plan.render(file);
     if (after === file.text) continue;
     const commitPhase = plan.phase(file.path);
-    const change = { path: file.path, before: file.text, after };
+    const change = { path: file.path, before: file.text, after, edits };
     changes.push(
-      commitPhase === 2 ? { ...change, commitPhase, gainsOnly: plan.render(file, 1) } : { ...change, commitPhase },
+      commitPhase === 2 ? { ...change, commitPhase, gainsOnly: plan.render(file, 1).text } : { ...change, commitPhase },
     );
   }
   changes.sort((a, b) => compareStrings(a.path, b.path));

@@ -3,6 +3,7 @@ import { readManifestFiles } from '../../adapters/fs/read-inputs.ts';
 import { writeFilesAtomically } from '../../adapters/fs/write-files.ts';
 import {
   type DroppedEdge,
+  type FileChange,
   type MigrationResult,
   MigrationRefusedError,
   UnsafeMigrationError,
@@ -11,6 +12,7 @@ import {
 } from '../../domain/migrate.ts';
 import { formatProblem } from '../../domain/migrate-error.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
+import { editsPatch } from '../format/edit-patch.ts';
 import { terminalSafeLines } from '../format/terminal-text.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
 import { type LoadOptions, readOptions } from '../load.ts';
@@ -46,7 +48,8 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
       notes: result.notes,
     });
   } else {
-    if (!options.write) io.stdout.write(unifiedDiff(result));
+    // One file's patch at a time: a large migration's diff is not held twice.
+    if (!options.write) for (const change of result.changes) io.stdout.write(filePatch(change));
     for (const edge of result.dropped) writeLine(io.stderr, droppedLine(edge, options.write));
     for (const note of result.notes) writeLine(io.stderr, `note: ${note}`);
     writeLine(io.stderr, migrationSummary(result, options.write));
@@ -77,21 +80,23 @@ function droppedLine(edge: DroppedEdge, written: boolean): string {
  * its own on screen (nor in a CI log).
  */
 export function unifiedDiff(result: MigrationResult): string {
-  return result.changes
-    .map((change) =>
-      terminalSafeLines(
-        createTwoFilesPatch(
-          change.before === undefined ? '/dev/null' : diffPath('a', change.path),
-          diffPath('b', change.path),
-          change.before ?? '',
-          change.after,
-          undefined,
-          undefined,
-          { context: 3, headerOptions: FILE_HEADERS_ONLY },
-        ),
-      ),
-    )
-    .join('');
+  return result.changes.map(filePatch).join('');
+}
+
+function filePatch(change: FileChange): string {
+  return terminalSafeLines(changePatch(change));
+}
+
+const PATCH_OPTIONS = { context: 3, headerOptions: FILE_HEADERS_ONLY };
+
+/** From the migration's edits where it has them: diffing two whole large texts takes hours. */
+function changePatch(change: FileChange): string {
+  const after = diffPath('b', change.path);
+  if (change.before !== undefined && change.edits !== undefined) {
+    return editsPatch(diffPath('a', change.path), after, change.before, change.edits, PATCH_OPTIONS);
+  }
+  const before = change.before === undefined ? '/dev/null' : diffPath('a', change.path);
+  return createTwoFilesPatch(before, after, change.before ?? '', change.after, undefined, undefined, PATCH_OPTIONS);
 }
 
 /** `a/tmp/x/y.yaml` for `/tmp/x/y.yaml` (not `a//tmp/...`), `a/x/y.yaml` for `x/y.yaml`. */
