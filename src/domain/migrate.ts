@@ -334,11 +334,12 @@ function passOf(op: DocOp): CommitPass {
  * (unless `dropInvalid` can drop every offending edge).
  */
 export function planMigration(files: readonly SourceFile[], options: MigrationOptions = {}): MigrationResult {
-  const first = planOnce(files, options, new Set());
-  if (first.check.offences.length === 0) return first.result;
-  const droppable = first.check.offences.filter((offence) => offence.droppable);
-  if (options.dropInvalid !== true || droppable.length < first.check.offences.length) {
-    throw new MigrationRefusedError(first.check.offences, options.dropInvalid === true);
+  const first = firstPlan(files, options);
+  if ('result' in first) return first.result;
+  const { offences } = first;
+  const droppable = offences.filter((offence) => offence.droppable);
+  if (options.dropInvalid !== true || droppable.length < offences.length) {
+    throw new MigrationRefusedError(offences, options.dropInvalid === true);
   }
   // Dropping never adds an entry, so a second plan without those edges has no new offence; it is
   // judged again all the same, because writing a rejected object is what this exists to prevent.
@@ -348,6 +349,18 @@ export function planMigration(files: readonly SourceFile[], options: MigrationOp
   const second = planOnce(files, options, drop);
   if (second.check.offences.length > 0) throw new MigrationRefusedError(second.check.offences, true);
   return { ...second.result, dropped: droppedEdges(droppable) };
+}
+
+/**
+ * The plan without dropping anything, or only its offences: the texts of a plan that is refused,
+ * or made again without the edges `dropInvalid` drops, are not kept while the second is made.
+ */
+function firstPlan(
+  files: readonly SourceFile[],
+  options: MigrationOptions,
+): { readonly result: MigrationResult } | { readonly offences: readonly Offence[] } {
+  const { result, check } = planOnce(files, options, new Set());
+  return check.offences.length === 0 ? { result } : { offences: check.offences };
 }
 
 function planOnce(

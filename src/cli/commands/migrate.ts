@@ -12,7 +12,7 @@ import {
 } from '../../domain/migrate.ts';
 import { formatProblem } from '../../domain/migrate-error.ts';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.ts';
-import { editsPatch } from '../format/edit-patch.ts';
+import { editsPatchChunks } from '../format/edit-patch.ts';
 import { terminalSafeLines } from '../format/terminal-text.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
 import { type LoadOptions, readOptions } from '../load.ts';
@@ -48,8 +48,7 @@ export async function migrateCommand(paths: readonly string[], options: MigrateO
       notes: result.notes,
     });
   } else {
-    // One file's patch at a time: a large migration's diff is not held twice.
-    if (!options.write) for (const change of result.changes) io.stdout.write(filePatch(change));
+    if (!options.write) writeDiff(result, io);
     for (const edge of result.dropped) writeLine(io.stderr, droppedLine(edge, options.write));
     for (const note of result.notes) writeLine(io.stderr, `note: ${note}`);
     writeLine(io.stderr, migrationSummary(result, options.write));
@@ -80,23 +79,46 @@ function droppedLine(edge: DroppedEdge, written: boolean): string {
  * its own on screen (nor in a CI log).
  */
 export function unifiedDiff(result: MigrationResult): string {
-  return result.changes.map(filePatch).join('');
+  return result.changes.flatMap((change) => [...patchChunks(change)]).join('');
 }
 
-function filePatch(change: FileChange): string {
-  return terminalSafeLines(changePatch(change));
+/** unifiedDiff written in pieces of about 64 KiB: a large migration's diff is never held whole. */
+function writeDiff(result: MigrationResult, io: CliIo): void {
+  let pending = '';
+  for (const change of result.changes) {
+    for (const chunk of patchChunks(change)) {
+      pending += chunk;
+      if (pending.length < 65_536) continue;
+      io.stdout.write(pending);
+      pending = '';
+    }
+  }
+  if (pending !== '') io.stdout.write(pending);
 }
 
 const PATCH_OPTIONS = { context: 3, headerOptions: FILE_HEADERS_ONLY };
 
-/** From the migration's edits where it has them: diffing two whole large texts takes hours. */
-function changePatch(change: FileChange): string {
+/**
+ * A file's patch in pieces of whole lines, escaped; from the migration's edits where it has them
+ * (diffing two whole large texts takes hours).
+ */
+function* patchChunks(change: FileChange): Generator<string> {
   const after = diffPath('b', change.path);
-  if (change.before !== undefined && change.edits !== undefined) {
-    return editsPatch(diffPath('a', change.path), after, change.before, change.edits, PATCH_OPTIONS);
-  }
-  const before = change.before === undefined ? '/dev/null' : diffPath('a', change.path);
-  return createTwoFilesPatch(before, after, change.before ?? '', change.after, undefined, undefined, PATCH_OPTIONS);
+  const chunks =
+    change.before !== undefined && change.edits !== undefined
+      ? editsPatchChunks(diffPath('a', change.path), after, change.before, change.edits, PATCH_OPTIONS)
+      : [
+          createTwoFilesPatch(
+            change.before === undefined ? '/dev/null' : diffPath('a', change.path),
+            after,
+            change.before ?? '',
+            change.after,
+            undefined,
+            undefined,
+            PATCH_OPTIONS,
+          ),
+        ];
+  for (const chunk of chunks) yield terminalSafeLines(chunk);
 }
 
 /** `a/tmp/x/y.yaml` for `/tmp/x/y.yaml` (not `a//tmp/...`), `a/x/y.yaml` for `x/y.yaml`. */

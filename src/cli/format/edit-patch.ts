@@ -23,14 +23,25 @@ export function editsPatch(
   edits: readonly TextEdit[],
   options: PatchOptions,
 ): string {
-  const header = formatPatch(
+  return [...editsPatchChunks(oldFileName, newFileName, before, edits, options)].join('');
+}
+
+/**
+ * editsPatch in pieces (the file headers, then each hunk as soon as it is complete), so that a
+ * caller can write a diff of tens of thousands of hunks without holding it whole.
+ */
+export function* editsPatchChunks(
+  oldFileName: string,
+  newFileName: string,
+  before: string,
+  edits: readonly TextEdit[],
+  options: PatchOptions,
+): Generator<string> {
+  yield formatPatch(
     { oldFileName, newFileName, oldHeader: undefined, newHeader: undefined, hunks: [] },
     options.headerOptions,
   );
-  // Each hunk becomes text as soon as it is complete: a file of tens of thousands of hunks must
-  // not hold every line of them as a string of its own (formatPatch's way) until the end.
-  const hunks = assembleHunks(partsOf(before, regionsOf(before, edits), options.context), options.context);
-  return header + hunks.join('');
+  yield* hunksOf(partsOf(before, regionsOf(before, edits), options.context), options.context);
 }
 
 /** Whole lines of `before` that edits change, and what they become. */
@@ -106,14 +117,18 @@ type Part =
  * those between two regions, so that regions stay apart): where lines repeat (`---` between
  * documents), Myers' choice of which copy to keep depends on the lines around the change.
  */
-function partsOf(before: string, regions: readonly Region[], margin: number): Part[] {
-  const parts: Part[] = [];
+function* partsOf(before: string, regions: readonly Region[], margin: number): Generator<Part> {
+  // Kept lines are held back until the next change: two runs of them in a row are one part.
+  let kept: { start: number; end: number } | undefined;
   const keep = (start: number, end: number): void => {
     if (start === end) return;
-    const last = parts[parts.length - 1];
-    if (last?.kind === 'kept' && last.end === start) parts[parts.length - 1] = { ...last, end };
-    else parts.push({ kind: 'kept', text: before, start, end });
+    if (kept?.end === start) kept.end = end;
+    else kept = { start, end };
   };
+  function* flush(): Generator<Part> {
+    if (kept !== undefined) yield { kind: 'kept', text: before, start: kept.start, end: kept.end };
+    kept = undefined;
+  }
   let from = 0;
   for (const [i, region] of regions.entries()) {
     const start = linesBack(
@@ -126,23 +141,21 @@ function partsOf(before: string, regions: readonly Region[], margin: number): Pa
       region.end,
       Math.min(margin, sharedGap(before, region, regions[i + 1], margin, 'before')),
     );
+    if (kept !== undefined && kept.end !== from) yield* flush();
     keep(from, start);
     const after = before.slice(start, region.start) + region.after + before.slice(region.end, end);
     let at = start;
     for (const change of diffLines(before.slice(start, end), after)) {
-      if (change.added) parts.push({ kind: 'added', lines: splitLines(change.value) });
-      else if (change.removed) {
-        parts.push({ kind: 'removed', lines: splitLines(change.value) });
-        at += change.value.length;
-      } else {
-        keep(at, at + change.value.length);
-        at += change.value.length;
-      }
+      if (change.added || change.removed) {
+        yield* flush();
+        yield { kind: change.added ? 'added' : 'removed', lines: splitLines(change.value) };
+      } else keep(at, at + change.value.length);
+      if (!change.added) at += change.value.length;
     }
     from = end;
   }
   keep(from, before.length);
-  return parts;
+  yield* flush();
 }
 
 /**
@@ -222,22 +235,34 @@ function keptTail(part: Part & { kind: 'kept' }, n: number): string[] {
   return lines;
 }
 
+/** Each part with the one before it and whether it is the last; then jsdiff's empty last part. */
+function* withNeighbours(
+  parts: Iterable<Part>,
+): Generator<{ part: Part | undefined; prev: Part | undefined; last: boolean }> {
+  let prev: Part | undefined;
+  let held: Part | undefined;
+  for (const part of parts) {
+    if (held !== undefined) yield { part: held, prev, last: false };
+    prev = held;
+    held = part;
+  }
+  if (held !== undefined) yield { part: held, prev, last: true };
+  yield { part: undefined, prev: held, last: true };
+}
+
 /**
  * jsdiff's structuredPatch hunk assembly (src/patch/create.js), over parts instead of lines, each
- * hunk formatted as formatPatch formats it.
+ * hunk formatted as formatPatch formats it as soon as it is complete.
  */
-function assembleHunks(parts: readonly Part[], context: number): string[] {
-  const hunks: string[] = [];
-  const all: readonly (Part | undefined)[] = [...parts, undefined]; // the end, as jsdiff's empty last part
+function* hunksOf(parts: Iterable<Part>, context: number): Generator<string> {
   let oldRangeStart = 0;
   let newRangeStart = 0;
   let range: string[] = [];
   let oldLine = 1;
   let newLine = 1;
-  for (const [i, part] of all.entries()) {
+  for (const { part, prev, last } of withNeighbours(parts)) {
     if (part !== undefined && part.kind !== 'kept') {
       if (oldRangeStart === 0) {
-        const prev = all[i - 1];
         oldRangeStart = oldLine;
         newRangeStart = newLine;
         if (prev?.kind === 'kept') {
@@ -252,20 +277,18 @@ function assembleHunks(parts: readonly Part[], context: number): string[] {
       continue;
     }
     const count = part === undefined ? 0 : keptCount(part);
-    if (oldRangeStart !== 0 && part !== undefined && count <= context * 2 && i < all.length - 2) {
+    if (oldRangeStart !== 0 && part !== undefined && count <= context * 2 && !last) {
       for (const line of keptHead(part, count)) range.push(` ${line}`);
     } else if (oldRangeStart !== 0) {
       const size = Math.min(count, context);
       if (part !== undefined) for (const line of keptHead(part, size)) range.push(` ${line}`);
-      hunks.push(
-        formatHunk({
-          oldStart: oldRangeStart,
-          oldLines: oldLine - oldRangeStart + size,
-          newStart: newRangeStart,
-          newLines: newLine - newRangeStart + size,
-          lines: range,
-        }),
-      );
+      yield formatHunk({
+        oldStart: oldRangeStart,
+        oldLines: oldLine - oldRangeStart + size,
+        newStart: newRangeStart,
+        newLines: newLine - newRangeStart + size,
+        lines: range,
+      });
       oldRangeStart = 0;
       newRangeStart = 0;
       range = [];
@@ -273,7 +296,6 @@ function assembleHunks(parts: readonly Part[], context: number): string[] {
     oldLine += count;
     newLine += count;
   }
-  return hunks;
 }
 
 /**
