@@ -97,7 +97,8 @@ export function* readYamlDocuments(text: string): Generator<ReadDocument> {
   }
 }
 
-function lineFeedOffsets(text: string): (offset: number) => number {
+/** Maps an offset of withLineFeeds(text) back to `text` (a CRLF is one character there). */
+export function lineFeedOffsets(text: string): (offset: number) => number {
   const map = new OffsetMap();
   for (let at = text.indexOf('\r\n'); at !== -1; at = text.indexOf('\r\n', at + 2)) map.splice(at, -1);
   return map.empty ? (offset) => offset : (offset) => map.toOriginal(offset);

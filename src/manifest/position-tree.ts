@@ -1,21 +1,7 @@
 // Positions recorded by the fast parsers while they read, in the shape SourceTree needs.
 import type { SourceLocation } from '../domain/model.ts';
+import type { PositionNode } from '../domain/simple-yaml.ts';
 import type { FieldPath, SourceTree } from './source-tree.ts';
-
-/** Where a value starts, and for collections where their parts start. */
-export interface PositionNode {
-  readonly line: number;
-  readonly column: number;
-  readonly fields?: ReadonlyMap<string, PositionField>;
-  readonly items?: readonly PositionNode[];
-}
-
-export interface PositionField {
-  /** The key's position. */
-  readonly line: number;
-  readonly column: number;
-  readonly value: PositionNode;
-}
 
 export class PositionTree implements SourceTree {
   readonly #file: string;

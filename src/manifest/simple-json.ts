@@ -3,8 +3,8 @@
 // way, only many times slower. Anything this reader does not accept (a syntax error, a duplicate
 // key, YAML flow syntax that is not JSON) makes it decline, and `yaml` reads the file instead, so
 // errors are reported in one voice.
-import { PositionTree, type PositionField, type PositionNode } from './position-tree.ts';
-import { MAX_FAST_NESTING } from './simple-yaml.ts';
+import { MAX_FAST_NESTING, type PositionField, type PositionNode } from '../domain/simple-yaml.ts';
+import { PositionTree } from './position-tree.ts';
 import type { SourceDocument } from './source-tree.ts';
 
 class Unsupported extends Error {}
