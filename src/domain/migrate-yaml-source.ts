@@ -7,8 +7,10 @@
 import type { Document } from 'yaml';
 import { fnv1a } from './fnv1a.ts';
 import { MigrationError } from './migrate-error.ts';
-import type { Locator } from './migrate-model.ts';
-import { YamlReadError, documentValue, readYamlDocuments, type ReadDocument } from './yaml-reader.ts';
+import { BUILD_NUDGES_REF, type Locator } from './migrate-model.ts';
+import { isRecord } from './records.ts';
+import { simpleYamlDocuments } from './simple-yaml.ts';
+import { YamlReadError, documentValue, readYamlDocuments, withLineFeeds, type ReadDocument } from './yaml-reader.ts';
 
 export interface YamlSource {
   readonly path: string;
@@ -25,8 +27,11 @@ export interface YamlSpan {
   readonly end: number;
   /** The line `start` is on. */
   readonly line: number;
-  /** Of its data (dataDigest), to check a rewritten file still holds the documents it kept. */
-  readonly digest: number;
+  /**
+   * Of its data (dataDigest), to check a rewritten file still holds the documents it kept;
+   * undefined when its data is null (a document of comments only): such a document is not compared.
+   */
+  readonly digest: number | undefined;
   /** It holds comments only. */
   readonly empty: boolean;
   /** The edit that removes its `spec.build-nudges-ref`, prepared while it was read (see prepare). */
@@ -66,7 +71,7 @@ export function readYamlSource<T>(
     results.push(classify(value, (fieldPath) => lineOf(read, fieldPath)));
     const end = read.toInput(read.doc.range[2]);
     const removal = prepare(read, value);
-    const span = { start, end, line, digest: dataDigest(value), empty: read.doc.contents === null };
+    const span = { start, end, line, digest: digestOf(value), empty: read.doc.contents === null };
     documents.push(removal === undefined ? span : { ...span, removal });
     start = end;
     line = read.lines.linePos(read.doc.range[2]).line;
@@ -99,7 +104,7 @@ export function yamlSegment(source: YamlSource, index: number): ReadDocument {
   if (span === undefined) throw new MigrationError(source.path, 'internal: document index out of range');
   const reads = [...readDocuments(source.path, source.text.slice(span.start, span.end), span.line)];
   const read = reads[0];
-  if (reads.length !== 1 || read === undefined || dataDigest(valueOf(source.path, read, span.line)) !== span.digest) {
+  if (reads.length !== 1 || read === undefined || digestOf(valueOf(source.path, read, span.line)) !== span.digest) {
     throw new MigrationError(source.path, 'could not read this document on its own to rewrite it', span.line);
   }
   return read;
@@ -112,16 +117,44 @@ export function dataDigest(value: unknown): number {
   return fnv1a(json, 0x811c9dc5) * 0x200000 + (fnv1a(json, 0x050c5d1f) >>> 11);
 }
 
-/** The digests of the documents of `text`, or undefined when it is not YAML nudger reads. */
+/**
+ * The digest of a Component's data without its `spec.build-nudges-ref`, as removing the key from
+ * its syntax tree leaves it (`spec: {}` when nothing else is left); undefined when it has none.
+ */
+export function withoutNudgesRefDigest(value: unknown): number | undefined {
+  const spec = isRecord(value) ? value.spec : undefined;
+  if (!isRecord(value) || !isRecord(spec) || !(BUILD_NUDGES_REF in spec)) return undefined;
+  const { [BUILD_NUDGES_REF]: _removed, ...rest } = spec;
+  return dataDigest({ ...value, spec: rest });
+}
+
+/**
+ * The digests of the documents of `text` whose data is not null, read as validate reads them (the
+ * fast reader when it can, else `yaml`); undefined when it is not YAML nudger reads.
+ */
 export function dataDigests(text: string): number[] | undefined {
+  const read = withLineFeeds(text);
   const digests: number[] = [];
+  const reader = simpleYamlDocuments(read);
+  let step = reader.next();
+  for (; step.done !== true; step = reader.next())
+    if (step.value.kind === 'document') digests.push(dataDigest(step.value.value));
+  if (step.value) return digests;
+  digests.length = 0;
   try {
-    for (const read of readYamlDocuments(text)) digests.push(dataDigest(documentValue(read)));
+    for (const document of readYamlDocuments(read)) {
+      const digest = digestOf(documentValue(document));
+      if (digest !== undefined) digests.push(digest);
+    }
   } catch (error) {
     if (error instanceof YamlReadError) return undefined;
     throw error;
   }
   return digests;
+}
+
+function digestOf(value: unknown): number | undefined {
+  return value === null ? undefined : dataDigest(value);
 }
 
 /** The data of a document as the migration compares it: aliases expanded without validate's limit. */

@@ -29,13 +29,14 @@ import {
   dataDigest,
   dataDigests,
   readYamlSource,
+  withoutNudgesRefDigest,
   yamlDocumentValue,
   yamlSegment,
   type PreparedEdit,
   type TextEdit,
   type YamlSource,
 } from './migrate-yaml-source.ts';
-import { isRecord } from './records.ts';
+import { readSimpleSource } from './migrate-simple-source.ts';
 import type { ReadDocument } from './yaml-reader.ts';
 
 export { yamlDocumentValue, yamlLocator, type TextEdit, type YamlSource } from './migrate-yaml-source.ts';
@@ -43,40 +44,49 @@ export { yamlDocumentValue, yamlLocator, type TextEdit, type YamlSource } from '
 type ParsedDocument = Document.Parsed;
 
 /**
- * Reads a YAML file for the migration (migrate-yaml-source.ts). The edit that removes a
- * Component's `spec.build-nudges-ref`, the one every migrated Component gets, is prepared while its
- * document is at hand, so that rendering a file of thousands of them need not read each again.
+ * Reads a YAML file for the migration: plain manifests by the fast reader validate uses
+ * (migrate-simple-source.ts), anything else through `yaml` (migrate-yaml-source.ts). The edit that
+ * removes a Component's `spec.build-nudges-ref`, the one every migrated Component gets, is prepared
+ * while its document is at hand, so that rendering a file of thousands of them need not read each
+ * again.
  */
 export function parseYamlSource<T>(
   path: string,
   text: string,
   classify: (value: unknown, locate: Locator) => T,
 ): { source: YamlSource; results: T[] } {
-  return readYamlSource(path, text, classify, prepareNudgesRefRemoval);
+  return readSimpleSource(path, text, classify) ?? readYamlSource(path, text, classify, prepareNudgesRefRemoval);
 }
 
 /**
  * The surgical removal of `spec.build-nudges-ref` and the data it leaves, when the document has
  * one as a key of its own `spec`; undefined otherwise. Checked when the file is read back whole.
  */
-function prepareNudgesRefRemoval(read: ReadDocument, value: unknown): PreparedEdit | undefined {
-  const spec = isRecord(value) ? value.spec : undefined;
-  if (!isRecord(spec) || !(BUILD_NUDGES_REF in spec) || !isRecord(value)) return undefined;
+export function prepareNudgesRefRemoval(read: ReadDocument, value: unknown): PreparedEdit | undefined {
+  const digest = withoutNudgesRefDigest(value);
+  if (digest === undefined) return undefined;
   const edits = surgicalEdit(read.source, read.doc, { kind: 'remove-build-nudges-ref' }, '\n');
-  if (edits === undefined) return undefined;
-  // What the Document API gives (removeOp): spec without the key, `{}` when nothing is left.
-  const { [BUILD_NUDGES_REF]: _removed, ...rest } = spec;
-  return {
-    edits: edits.map((edit) => asWritten(read, edit, '\n')),
-    digest: dataDigest({ ...value, spec: rest }),
-  };
+  return edits === undefined ? undefined : { edits: edits.map((edit) => asWritten(read, edit, '\n')), digest };
 }
+
+/**
+ * Names both YAML versions read as strings, known without asking `yaml` (which builds two
+ * documents per name, too many for a migration of tens of thousands of edges): a lower-case
+ * letter, then letters, digits and dashes (a DNS-1123 name that starts with a letter, i.e. nearly
+ * every component name), except the words YAML 1.1 reads as booleans or null (true, false and null
+ * in 1.2 too) and YAML 1.1's floats without a mantissa (`e5`); yaml's schema tests
+ * (node_modules/yaml/dist/schema) match no other such name.
+ */
+const PLAIN_NAME = /^[a-z][a-z0-9-]*$/;
+const YAML_1_1_WORDS = new Set(['y', 'n', 'yes', 'no', 'on', 'off', 'true', 'false', 'null']);
+const YAML_1_1_EXPONENT = /^e-?[0-9]+$/;
 
 /**
  * A name as YAML text that reads back as the same string both in YAML 1.2 and in the YAML 1.1
  * dialect Kubernetes tooling (go-yaml) speaks, where e.g. `on`, `no` or `0755` are not strings.
  */
 export function yamlNameText(name: string): string {
+  if (PLAIN_NAME.test(name) && !YAML_1_1_WORDS.has(name) && !YAML_1_1_EXPONENT.test(name)) return name;
   const modern = stringify(name, { lineWidth: 0 }).trimEnd();
   const legacy = stringify(name, { version: '1.1', lineWidth: 0 }).trimEnd();
   return modern === name && legacy === name ? name : JSON.stringify(name);
@@ -97,7 +107,8 @@ export function entryNode(entry: MigrationEntry): YAMLMap {
   return map;
 }
 
-function entryLines(entry: MigrationEntry): string[] {
+/** An entry's fields as YAML lines, names quoted where YAML would not read them back as written. */
+export function entryLines(entry: MigrationEntry): string[] {
   const lines = [`from: ${yamlNameText(entry.from)}`, `to: ${yamlNameText(entry.to)}`];
   if (entry.mode !== undefined) lines.push(`mode: ${yamlNameText(entry.mode)}`);
   if (entry.gatingGroup !== undefined) lines.push(`gatingGroup: ${yamlNameText(entry.gatingGroup)}`);
@@ -152,7 +163,7 @@ interface YamlEdits {
   readonly edits: readonly TextEdit[];
   /** The whole new text when no document with content is left. */
   readonly placeholder: string | undefined;
-  /** The digests of the documents the new file holds, in order. */
+  /** The digests of the documents with data the new file holds, in order (see dataDigests). */
   readonly digests: readonly number[];
   /** The index in the stream of each of those documents. */
   readonly kept: readonly number[];
@@ -177,14 +188,18 @@ function planYamlEdits(
       continue;
     }
     if (!span.empty) keptContent = true;
-    kept.push(index);
     const prepared = span.removal;
+    if (ops.length === 0) {
+      if (span.digest === undefined) continue; // no data to compare
+      kept.push(index);
+      digests.push(span.digest);
+      continue;
+    }
     const rewritten =
-      ops.length === 0
-        ? { edits: [], digest: span.digest }
-        : prepared !== undefined && !careful.has(index) && ops.every((op) => op.kind === 'remove-build-nudges-ref')
-          ? prepared
-          : rewriteDocument(source, index, ops);
+      prepared !== undefined && !careful.has(index) && ops.every((op) => op.kind === 'remove-build-nudges-ref')
+        ? prepared
+        : rewriteDocument(source, index, ops);
+    kept.push(index);
     edits.push(...rewritten.edits);
     digests.push(rewritten.digest);
   }

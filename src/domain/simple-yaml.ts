@@ -25,15 +25,16 @@ export interface PositionField {
 
 /**
  * A document of the stream as `yaml` counts them (text before the first `---` that holds nothing is
- * none), and where it ends: at the `---` that ends it, or the text's end. `yaml` ends a document at
- * the same place, except an empty one (between two `---`), whose end this reader does not place.
+ * none), and where `yaml` ends it: at the `---` that ends it, or the text's end. Where it cannot
+ * say (an empty document, or one whose last value is empty: `yaml` ends those before the `---`, by
+ * rules of its own), `end` is undefined.
  */
 export type SimpleRegion =
   | {
       readonly kind: 'document';
       readonly value: unknown;
       readonly position: PositionNode;
-      readonly end: number;
+      readonly end: number | undefined;
       /** The line `end` is on. */
       readonly endLine: number;
     }
@@ -93,7 +94,8 @@ export function* simpleYamlDocuments(text: string): Generator<SimpleRegion, bool
       }
       const parser = new BlockParser(lines);
       const [value, position] = parser.parseDocument();
-      yield { kind: 'document', value, position, end, endLine };
+      const emptyLast = lines[lines.length - 1]?.text.endsWith(':') === true; // `key:` with no value
+      yield { kind: 'document', value, position, end: emptyLast ? undefined : end, endLine };
     }
     return true;
   } catch (error) {
