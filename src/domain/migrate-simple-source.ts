@@ -47,8 +47,9 @@ export function readSimpleSource<T>(
     ending = region.end === undefined;
     const end = region.end === undefined ? text.length : toInput(region.end);
     const removal = preparedRemoval(value, position, lines, toInput);
-    const span = { start, end, line, digest: dataDigest(value), empty: false };
-    documents.push(removal === undefined ? span : { ...span, removal });
+    // One shape for every span, removal or not: a spread would give each a property array too.
+    const span: YamlSpan = { start, end, line, digest: dataDigest(value), empty: false, removal };
+    documents.push(span);
     start = end;
     line = region.endLine;
   }

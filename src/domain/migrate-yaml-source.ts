@@ -35,7 +35,7 @@ export interface YamlSpan {
   /** It holds comments only. */
   readonly empty: boolean;
   /** The edit that removes its `spec.build-nudges-ref`, prepared while it was read (see prepare). */
-  readonly removal?: PreparedEdit;
+  readonly removal: PreparedEdit | undefined;
 }
 
 /** Edits of the file as written, and the digest of the document's data once they are made. */
@@ -71,8 +71,8 @@ export function readYamlSource<T>(
     results.push(classify(value, (fieldPath) => lineOf(read, fieldPath)));
     const end = read.toInput(read.doc.range[2]);
     const removal = prepare(read, value);
-    const span = { start, end, line, digest: digestOf(value), empty: read.doc.contents === null };
-    documents.push(removal === undefined ? span : { ...span, removal });
+    const span: YamlSpan = { start, end, line, digest: digestOf(value), empty: read.doc.contents === null, removal };
+    documents.push(span);
     start = end;
     line = read.lines.linePos(read.doc.range[2]).line;
   }

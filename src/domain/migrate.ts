@@ -195,6 +195,8 @@ export function commitOrder(changes: readonly FileChange[]): CommitStep[] {
 }
 
 const DEFAULT_NEW_FILE_NAME = 'nudge-config.yaml';
+/** One object for the edit every migrated Component gets (tens of thousands of them). */
+const REMOVE_BUILD_NUDGES_REF: DocOp = { kind: 'remove-build-nudges-ref' };
 
 interface LoadedFile {
   readonly path: string;
@@ -424,7 +426,7 @@ function planOnce(
     const sourceEntries = collectSourceEntries(upstream, referring, dropped);
     edgeCount += sourceEntries.size;
     for (const doc of referring) {
-      plan.add(doc, { kind: 'remove-build-nudges-ref' });
+      plan.add(doc, REMOVE_BUILD_NUDGES_REF);
       updated.add(componentLabel(doc));
     }
 
@@ -521,7 +523,7 @@ function planOnce(
     if (missing.length > 0) plan.add(doc, { kind: 'append-resources', names: missing });
   }
 
-  const check = judgement.check;
+  const check = judgement.finish();
 
   const changes: FileChange[] = [...newFiles];
   for (const file of loaded) {
@@ -585,7 +587,9 @@ class Judgement {
     this.#unjudged.push(...check.unjudged);
   }
 
-  get check(): MigrationCheck {
+  /** The offences, sorted; the Components judged against are let go (rendering needs none). */
+  finish(): MigrationCheck {
+    this.#known.clear();
     return { offences: this.#offences, unjudged: this.#unjudged };
   }
 }
