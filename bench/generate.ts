@@ -81,3 +81,31 @@ export async function writeGitopsTree(
   await writeFile(join(dir, 'nudge-config.yaml'), nudgeConfigYaml(namespace, edges));
   return dir;
 }
+
+/** Components per namespace in writeMigrationInput: one chain of nudges each, under 5,000 entries. */
+const MIGRATION_CHAIN = 1000;
+
+/**
+ * One file of Components, each with spec.build-nudges-ref, of about `bytes` bytes, plus a
+ * kustomization that lists it: what `nudger migrate` rewrites in full. Each namespace's Components
+ * nudge the next one along a chain (no cycle, every name exists). Returns the file's size.
+ */
+export async function writeMigrationInput(dir: string, bytes: number): Promise<number> {
+  const doc = (index: number, count: number): string => {
+    const name = componentName(index);
+    const next = index + 1 < count && (index + 1) % MIGRATION_CHAIN !== 0 ? componentName(index + 1) : undefined;
+    const refs = next === undefined ? '  build-nudges-ref: []\n' : `  build-nudges-ref:\n    - ${next}\n`;
+    const namespace = `bench-tenant-${String(Math.floor(index / MIGRATION_CHAIN)).padStart(3, '0')}`;
+    return componentYaml(name, namespace).replace('spec:\n', `spec:\n${refs}`);
+  };
+  const count = Math.max(1, Math.round(bytes / (doc(0, 2).length + 4)));
+  const text = Array.from({ length: count }, (_, index) => doc(index, count)).join('---\n');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'components.yaml'), text);
+  await writeFile(
+    join(dir, 'kustomization.yaml'),
+    'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - components.yaml\n',
+  );
+  return text.length;
+}

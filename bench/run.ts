@@ -19,6 +19,7 @@ import {
   writeGitopsTree,
 } from './generate.ts';
 import { benchChangeGroups } from './changegroups.ts';
+import { benchCliMemory, formatCliMemory } from './cli-memory.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
@@ -177,6 +178,7 @@ benchParsers();
 benchValidate5000();
 await benchValidateTree();
 await benchPlan10000();
+console.log(formatCliMemory(await benchCliMemory()));
 await benchWebhook();
 console.log(formatWebhookMemory(await benchWebhookMemory()));
 console.log(formatInformerMemory(await benchInformerMemory()));
