@@ -5,14 +5,15 @@
 // young generation alone was a third of the peak (about 340 MB, against 240 MB without growth, for
 // some 15% more time). The manager, a long-running server, keeps V8's defaults.
 //
-// `migrate` holds more per document (its plan, the file's new text) and makes more garbage (a
-// syntax tree per document, read through the `yaml` library), and V8 lets the old generation grow
-// to up to four times what survived the last full GC before it collects again: measured on one
-// file of Components that each lose build-nudges-ref, its peak RSS was about 165 MB for 4.8 MB and
-// 430-480 MB for 30 MB (17x and 12x the input above Node's own ~80 MB). V8's optimize-for-size mode
-// (a smaller young generation, a slower-growing heap) brings that to about 122 MB and 280 MB (9x
-// and 6.6x, issue 8's bound is 10x) for some 10-40% more CPU time; validate, graph and plan gain
-// little from it (6% less memory for 28% more time on 30 MB), so only migrate pays for it.
+// `migrate` holds more per document (its plan, the file's new text, the edits for its diff) and
+// reads every file it edits twice, and V8 lets the old generation grow well past what survived
+// its last full GC before it collects again: measured on one file of Components that each lose
+// build-nudges-ref (bench/cli-memory.ts), its peak RSS was 134-144 MiB for 4.5 MB and 323-351 MiB
+// for 30 MB, 13x and 9x the input above Node's own ~80 MiB (issue 8's bound is 10x). V8's
+// optimize-for-size mode (a smaller young generation, a slower-growing heap) brings that to
+// 108-112 and 244-258 MiB (under 8x and 6x), for some 30-65% more CPU time (1.2 -> 1.6 s and
+// 4.8 -> 7.9 s); validate, graph and plan gain little from it (6% less memory for 28% more time
+// on 30 MB), so only migrate pays for it.
 import { setFlagsFromString } from 'node:v8';
 
 /** The commands that read manifests from files and exit. */
