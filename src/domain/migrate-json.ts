@@ -1,6 +1,8 @@
 // Rewrites JSON manifests for the migration. JSON has no comments to keep, so the document is
 // changed as data and printed again with the file's own indentation and final newline.
 import { MigrationError } from './migrate-error.ts';
+import { looksLikeJson, simpleJsonDocument } from './simple-json.ts';
+import { YamlReadError, documentValue, readYamlDocuments, withLineFeeds } from './yaml-reader.ts';
 import { BUILD_NUDGES_REF, type DocOp, type Locator } from './migrate-model.ts';
 
 export interface JsonSource {
@@ -12,8 +14,9 @@ export interface JsonSource {
 
 export function parseJsonSource(path: string, text: string): JsonSource {
   if (text.trim() === '') return { path, text, value: undefined };
+  let value: unknown;
   try {
-    return { path, text, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const line = /\(line (\d+) column \d+\)/.exec(message)?.[1];
@@ -22,6 +25,24 @@ export function parseJsonSource(path: string, text: string): JsonSource {
       `not valid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`,
       line === undefined ? undefined : Number(line),
     );
+  }
+  refuseWhatValidateRefuses(path, text);
+  return { path, text, value };
+}
+
+/**
+ * JSON.parse accepts text that validate refuses (its reader: src/domain/simple-json.ts, then
+ * `yaml`): a repeated key, of which the last silently wins, and nesting deeper than any manifest.
+ * migrate reads what validate reads, so such a file is refused here too, with validate's reason.
+ */
+function refuseWhatValidateRefuses(path: string, text: string): void {
+  const read = withLineFeeds(text);
+  if (looksLikeJson(read) && simpleJsonDocument(read) !== undefined) return;
+  try {
+    for (const document of readYamlDocuments(read)) documentValue(document);
+  } catch (error) {
+    if (!(error instanceof YamlReadError)) throw error;
+    throw new MigrationError(path, `not valid JSON: ${error.reason}`, error.line);
   }
 }
 

@@ -173,19 +173,35 @@ describe('migrate refuses what validate refuses, with the same reason', () => {
     ['a collection as a mapping key', 'kind: Component\nspec:\n  ? [a, b]\n  : c\n'],
     ['an unknown alias', 'kind: Component\nspec: *nowhere\n'],
   ];
+  /** migrate refuses `text` as validate does: same file, line and reason. */
+  function assertSameRefusal(path: string, text: string, format: 'YAML' | 'JSON'): void {
+    const files = [{ path, text }];
+    const validate = validateError(files);
+    const migrate = migrationError(files);
+    assert.equal(migrate.file, path);
+    assert.equal(migrate.line, validate.line);
+    // A stack overflow's own message names how deep it got, which varies from run to run.
+    const stable = (reason: string): string => reason.replace(/\(Maximum call stack size exceeded\)/, '(overflow)');
+    assert.equal(stable(migrate.reason), `not valid ${format}: ${stable(validate.reason)}`);
+    assert.doesNotMatch(migrate.reason, /^not valid \w+: Maximum call stack/);
+  }
+
   for (const [name, text] of inputs) {
     it(`reports ${name} at its line, as validate does`, () => {
-      const files = [{ path: 'c.yaml', text }];
-      const validate = validateError(files);
-      const migrate = migrationError(files);
-      assert.equal(migrate.file, 'c.yaml');
-      assert.equal(migrate.line, validate.line);
-      // A stack overflow's own message names how deep it got, which varies from run to run.
-      const stable = (reason: string): string => reason.replace(/\(Maximum call stack size exceeded\)/, '(overflow)');
-      assert.equal(stable(migrate.reason), `not valid YAML: ${stable(validate.reason)}`);
-      assert.doesNotMatch(migrate.reason, /^not valid YAML: Maximum call stack/);
+      assertSameRefusal('c.yaml', text, 'YAML');
     });
   }
+
+  it('refuses JSON that JSON.parse reads but validate does not: runaway nesting, a repeated key', () => {
+    const component = (spec: string): string =>
+      `{"apiVersion": "appstudio.redhat.com/v1alpha1", "kind": "Component",\n "metadata": {"name": "a", "namespace": "n"},\n "spec": ${spec}}\n`;
+    for (const text of [
+      component(`{"x": ${'{"a": '.repeat(depth)}1${'}'.repeat(depth)}}`),
+      component('{"build-nudges-ref": ["b"], "build-nudges-ref": []}'),
+    ]) {
+      assertSameRefusal('c.json', text, 'JSON');
+    }
+  });
 
   it('refuses a templated Component and skips a Helm template with a note, as validate does', () => {
     assert.equal(validateError([fixture('component-template.yaml')]).file, 'hardening/component-template.yaml');
