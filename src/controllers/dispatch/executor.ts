@@ -1,0 +1,71 @@
+// The one interface the dispatcher fires nudges through (docs/decisions.md D9): `direct` does the
+// git and forge work itself, `renovate` creates a nudge PipelineRun in build-service's shape. The
+// dispatch reconciler gathers everything a nudge needs from its caches (the nudged Component, the
+// Renovate settings in force, the fileMatch, the distribution repositories) so an executor reads
+// nothing from the cluster's caches itself; it only performs the effect and classifies the result.
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
+import type { ClusterComponent } from '../../schema/component.ts';
+import type { VerifiedBuild } from '../../domain/changegroup/verify-build.ts';
+import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
+import type { FireResult } from '../../domain/nudge/dispatch.ts';
+import type { RenovateSettings, RenovateSettingProblem } from '../../domain/nudge/renovate-settings.ts';
+
+export type { FireResult } from '../../domain/nudge/dispatch.ts';
+
+/** One nudge: `build` of `nudging` updates the image references in `nudged`'s repository. */
+export interface NudgeRequest {
+  /**
+   * dispatchKey(build, target): stable across attempts, restarts and replicas. An executor makes
+   * every effect idempotent by it: a fire whose result was lost in a crash comes again with the
+   * same key and must not open a second pull request or a second PipelineRun.
+   */
+  readonly key: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  readonly namespace: string;
+  /** The D3-verified build: component, digest, pullSpec, imageUrl, pipelineRun, createdAt, nudgeFiles. */
+  readonly build: VerifiedBuild;
+  /** The build PipelineRun as cached (annotations: repo-at-sha link, build-nudge-files; uid for owners). */
+  readonly buildRun: PipelineRun;
+  /** The nudging Component (its `build-nudge-simple-branch` annotation). */
+  readonly nudging: ClusterComponent;
+  /** The nudged Component: repository URL, revision (the base branch), ConfigMap annotation. */
+  readonly nudged: ClusterComponent;
+  /** The Renovate settings in force for this target (per-component ConfigMap replaces namespace-wide). */
+  readonly settings: RenovateSettings;
+  /** What reading that ConfigMap found wrong; the reconciler has already reported each as an Event. */
+  readonly settingProblems: readonly RenovateSettingProblem[];
+  /** D6 fileMatch in force: ConfigMap, else the build's `build-nudge-files`, else the default. */
+  readonly fileMatch: readonly string[];
+  /** D6: other names the nudging component's image is released under (ReleasePlanAdmissions). */
+  readonly distributionRepositories: readonly string[];
+  /** `build-nudge-simple-branch: "true"` on the nudging Component. */
+  readonly simpleBranch: boolean;
+}
+
+/** A report an executor wants told to the user (an Event on the nudging Component), never a secret. */
+export interface ExecutorNotice {
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase Event reason, e.g. `NudgeBranchEditedByHuman`, `NudgeSettingUnsupported`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface FireOutcome {
+  readonly result: FireResult;
+  /** Told after the result is recorded; lost, never repeated, if the manager dies first. */
+  readonly notices?: readonly ExecutorNotice[];
+}
+
+export interface NudgeExecutor {
+  readonly kind: DispatchExecutor;
+  /**
+   * Performs the nudge. Resolves with a classified failure rather than rejecting for anything the
+   * forge, git or the API server can cause; rejects only on a programming error. Messages are
+   * already free of secrets.
+   */
+  fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
+}
+
+/** The executors a manager runs, by name; the namespace's NudgeConfig annotation picks one. */
+export type NudgeExecutors = Readonly<Partial<Record<DispatchExecutor, NudgeExecutor>>>;
