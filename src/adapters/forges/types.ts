@@ -50,7 +50,15 @@ export interface PullRequestCommit {
   readonly message: string;
   readonly authorName: string;
   readonly authorEmail: string;
+  /**
+   * Who committed it, where the forge says: Renovate (and the nudge executor) count a commit by
+   * another author or another committer as someone else's push (docs/decisions.md N17).
+   */
+  readonly committerEmail?: string;
 }
+
+/** GitHub's PullRequestMergeMethod: how an auto-merged PR is merged. */
+export type AutoMergeMethod = 'MERGE' | 'SQUASH' | 'REBASE';
 
 export interface ForgeProvider {
   /** `local`, `github`, `gitlab`: for messages and metrics. */
@@ -86,4 +94,16 @@ export interface ForgeProvider {
 
   /** Commits on the PR branch that are not on its base, oldest first. */
   listCommits(repo: RepositoryRef, number: number): Promise<PullRequestCommit[]>;
+
+  /**
+   * Adds labels to the PR, keeping those it has (GitHub: POST /issues/{number}/labels); returns
+   * every label it carries afterwards. Adding a label it already has changes nothing.
+   */
+  addLabels?(repo: RepositoryRef, number: number, labels: readonly string[]): Promise<readonly string[]>;
+
+  /**
+   * Asks the forge to merge the PR once its requirements pass (GitHub: GraphQL
+   * enablePullRequestAutoMerge). `method` undefined: the forge's default. Asking again is harmless.
+   */
+  enableAutoMerge?(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void>;
 }

@@ -43,6 +43,10 @@ runForgeContract('local', async () => {
     close: async (number) => {
       await forge.close(repo, number);
     },
+    inspect: async (number) => {
+      const extras = await forge.pullRequestExtras(repo, number);
+      return { labels: extras.labels ?? [], autoMerge: extras.autoMerge?.method ?? null };
+    },
     teardown: () => Promise.resolve(),
   };
 });
@@ -70,6 +74,10 @@ const EMULATED: Readonly<Record<HostedForgeKind, () => ReturnType<ContractSetup>
       pushBranch: pusher(forge, repo, join(tempDir('contract-github'), 'cache')),
       merge: (number) => emulator.mergePullRequest('acme', 'bundle', number),
       close: (number) => emulator.closePullRequest('acme', 'bundle', number),
+      inspect: (number) => {
+        const pull = emulator.pullRequests('acme', 'bundle').find((candidate) => candidate.number === number);
+        return Promise.resolve({ labels: pull?.labels ?? [], autoMerge: pull?.autoMerge?.method ?? null });
+      },
       teardown: async () => {
         const violations = [...emulator.contractViolations];
         await emulator.close();

@@ -24,6 +24,8 @@ export interface ForgeContractFixture {
   merge(number: number): Promise<void>;
   /** A human closes the PR without merging. */
   close(number: number): Promise<void>;
+  /** What the forge itself records for a PR beyond the ForgeProvider view (its UI would show it). */
+  inspect(number: number): Promise<{ labels: readonly string[]; autoMerge: string | null }>;
   /** Checks made after every test (e.g. no contract violations), then cleanup. */
   teardown(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
           message: CONTRACT_MESSAGE,
           authorName: CONTRACT_AUTHOR.name,
           authorEmail: CONTRACT_AUTHOR.email,
+          committerEmail: CONTRACT_AUTHOR.email,
         },
       ]);
     });
@@ -127,6 +130,41 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
         (error: unknown) => isForgeError(error, 422) && error.operation === 'createPullRequest',
       );
       await assert.rejects(create(true, 'no-such-branch'), (error: unknown) => isForgeError(error, 422));
+    });
+
+    it('adds labels, keeping those the PR has, each once', async (t) => {
+      if (provider.addLabels === undefined) {
+        t.skip('this forge has no labels');
+        return;
+      }
+      await fixture.pushBranch(BRANCH, 'one\n', undefined);
+      const { number } = await create();
+      assert.deepEqual(await provider.addLabels(repo, number, ['konflux-nudge', 'team-a']), [
+        'konflux-nudge',
+        'team-a',
+      ]);
+      assert.deepEqual(await provider.addLabels(repo, number, ['team-a', 'later']), [
+        'konflux-nudge',
+        'team-a',
+        'later',
+      ]);
+      assert.deepEqual((await fixture.inspect(number)).labels, ['konflux-nudge', 'team-a', 'later']);
+      await assert.rejects(provider.addLabels(repo, 41, ['x']), (error: unknown) => isForgeError(error, 404));
+    });
+
+    it('records an auto-merge request with its merge method, repeatable', async (t) => {
+      if (provider.enableAutoMerge === undefined) {
+        t.skip('this forge has no auto-merge');
+        return;
+      }
+      await fixture.pushBranch(BRANCH, 'one\n', undefined);
+      const { number } = await create(false);
+      assert.equal((await fixture.inspect(number)).autoMerge, null);
+      await provider.enableAutoMerge(repo, number, 'SQUASH');
+      assert.equal((await fixture.inspect(number)).autoMerge, 'SQUASH');
+      await provider.enableAutoMerge(repo, number, 'SQUASH');
+      assert.equal((await fixture.inspect(number)).autoMerge, 'SQUASH', 'asking again is harmless');
+      await assert.rejects(provider.enableAutoMerge(repo, 41), (error: unknown) => isForgeError(error, 404));
     });
 
     it('answers 404 for a PR number that does not exist', async () => {

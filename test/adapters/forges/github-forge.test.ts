@@ -128,8 +128,20 @@ describe('GitHubForge against the GitHub emulator', () => {
     await createDraft();
     const human = await push('image: human\n', bot, HUMAN);
     assert.deepEqual(await forge.listCommits(repo, 1), [
-      { sha: bot, message: `update by ${BOT.name}`, authorName: BOT.name, authorEmail: BOT.email },
-      { sha: human, message: `update by ${HUMAN.name}`, authorName: HUMAN.name, authorEmail: HUMAN.email },
+      {
+        sha: bot,
+        message: `update by ${BOT.name}`,
+        authorName: BOT.name,
+        authorEmail: BOT.email,
+        committerEmail: BOT.email,
+      },
+      {
+        sha: human,
+        message: `update by ${HUMAN.name}`,
+        authorName: HUMAN.name,
+        authorEmail: HUMAN.email,
+        committerEmail: HUMAN.email,
+      },
     ]);
     assert.equal((await forge.getPullRequest(repo, 1)).headSha, human);
     const git = emulator.requests.filter((request) => request.operationId === 'git');

@@ -90,7 +90,13 @@ describe('LocalForge', () => {
 
     const commits = await provider.listCommits(repo, 1);
     assert.deepEqual(commits, [
-      { sha: second, message: 'update [skip ci]', authorName: BOT.name, authorEmail: BOT.email },
+      {
+        sha: second,
+        message: 'update [skip ci]',
+        authorName: BOT.name,
+        authorEmail: BOT.email,
+        committerEmail: BOT.email,
+      },
     ]);
   });
 
@@ -106,6 +112,7 @@ describe('LocalForge', () => {
       message: 'human change',
       authorName: 'Human',
       authorEmail: 'human@example.com',
+      committerEmail: 'human@example.com',
     });
   });
 

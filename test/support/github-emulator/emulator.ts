@@ -49,6 +49,8 @@ export interface EmulatedPullRequest {
   readonly headSha: string;
   readonly baseRef: string;
   readonly author: string;
+  readonly labels: readonly string[];
+  readonly autoMerge: { readonly method: 'MERGE' | 'SQUASH' | 'REBASE'; readonly enabledBy: string } | null;
 }
 
 export interface GitHubEmulator {
@@ -230,7 +232,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       sendJson(response, 400, { message: 'Problems parsing JSON' });
       return;
     }
-    const outcome = await runGraphql(state, web, parsed);
+    const outcome = await runGraphql(state, web, parsed, auth.login);
     label(`graphql:${outcome.fields.join(',')}`);
     contractViolations.push(...outcome.violations);
     sendJson(response, outcome.status, outcome.body);
@@ -272,6 +274,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         git,
         pulls: [],
         createdAt: state.now(),
+        labels: new Map(),
       });
       return parseRepositoryUrl(`${web}/${owner}/${name}`);
     },
@@ -290,6 +293,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         headSha: pull.headSha,
         baseRef: pull.baseRef,
         author: pull.author,
+        labels: [...pull.labels],
+        autoMerge: pull.autoMerge,
       })),
     mergePullRequest: (owner, name, number) =>
       serialized(async () => {

@@ -1,8 +1,9 @@
 // The emulator's GraphQL endpoint: every document is parsed and validated against GitHub's
 // published schema (`@octokit/graphql-schema`, the introspection JSON: the SDL file of the same
 // package repeats some field definitions and does not build), then executed by graphql-js with a
-// root value that implements the two draft mutations against emulator state. Executing through
-// graphql-js means the answer has exactly the shape the query asked for, non-null rules included.
+// root value that implements the two draft mutations and enablePullRequestAutoMerge against
+// emulator state. Executing through graphql-js means the answer has exactly the shape the query
+// asked for, non-null rules included.
 import { readFileSync } from 'node:fs';
 import {
   buildClientSchema,
@@ -25,7 +26,8 @@ export interface GraphqlOutcome {
   readonly violations: readonly string[];
 }
 
-const SUPPORTED = new Set(['markPullRequestReadyForReview', 'convertPullRequestToDraft']);
+const SUPPORTED = new Set(['markPullRequestReadyForReview', 'convertPullRequestToDraft', 'enablePullRequestAutoMerge']);
+const MERGE_METHODS = ['MERGE', 'SQUASH', 'REBASE'] as const;
 
 let shared: GraphQLSchema | undefined;
 
@@ -40,7 +42,12 @@ function gitHubSchema(): GraphQLSchema {
   return shared;
 }
 
-export async function runGraphql(state: EmulatorState, webUrl: string, request: unknown): Promise<GraphqlOutcome> {
+export async function runGraphql(
+  state: EmulatorState,
+  webUrl: string,
+  request: unknown,
+  login: string,
+): Promise<GraphqlOutcome> {
   const { query, variables, operationName } = readRequest(request);
   if (query === undefined) {
     return problem(400, 'A query attribute must be specified and must be a string.', []);
@@ -68,8 +75,7 @@ export async function runGraphql(state: EmulatorState, webUrl: string, request: 
   if (unsupported.length > 0) {
     return problem(200, `not emulated: ${unsupported.join(', ')}`, fields);
   }
-  const setDraft = (draft: boolean) => (args: { input?: { pullRequestId?: unknown; clientMutationId?: unknown } }) => {
-    const id = args.input?.pullRequestId;
+  const openPull = (id: unknown): { repository: RepositoryRecord; pull: PullRequestRecord } => {
     const found = typeof id === 'string' ? state.byNodeId(id) : undefined;
     if (found === undefined) {
       throw new GraphQLError(`Could not resolve to a node with the global id of '${String(id)}'`, {
@@ -79,7 +85,21 @@ export async function runGraphql(state: EmulatorState, webUrl: string, request: 
     if (found.pull.state === 'closed') {
       throw new GraphQLError('Pull request is closed', { extensions: { type: 'UNPROCESSABLE' } });
     }
+    return found;
+  };
+  const setDraft = (draft: boolean) => (args: { input?: { pullRequestId?: unknown; clientMutationId?: unknown } }) => {
+    const found = openPull(args.input?.pullRequestId);
     found.pull.draft = draft;
+    found.pull.updatedAt = state.now();
+    return { clientMutationId: args.input?.clientMutationId ?? null, pullRequest: graphqlPullRequest(webUrl, found) };
+  };
+  // The schema has already checked mergeMethod against PullRequestMergeMethod; absent means MERGE.
+  const enableAutoMerge = (args: {
+    input?: { pullRequestId?: unknown; mergeMethod?: unknown; clientMutationId?: unknown };
+  }) => {
+    const found = openPull(args.input?.pullRequestId);
+    const method = MERGE_METHODS.find((candidate) => candidate === args.input?.mergeMethod) ?? 'MERGE';
+    found.pull.autoMerge = { method, enabledBy: login };
     found.pull.updatedAt = state.now();
     return { clientMutationId: args.input?.clientMutationId ?? null, pullRequest: graphqlPullRequest(webUrl, found) };
   };
@@ -91,6 +111,7 @@ export async function runGraphql(state: EmulatorState, webUrl: string, request: 
     rootValue: {
       markPullRequestReadyForReview: setDraft(false),
       convertPullRequestToDraft: setDraft(true),
+      enablePullRequestAutoMerge: enableAutoMerge,
     },
   });
   // GitHub puts the error type beside the message, not under `extensions`.
@@ -127,6 +148,8 @@ function graphqlPullRequest(
     url: `${webUrl}/${repository.owner}/${repository.name}/pull/${String(pull.number)}`,
     headRefName: pull.headRef,
     baseRefName: pull.baseRef,
+    autoMergeRequest:
+      pull.autoMerge === null ? null : { mergeMethod: pull.autoMerge.method, enabledAt: pull.updatedAt },
   };
 }
 

@@ -160,7 +160,7 @@ export function renderPullRequest(
     title: pull.title,
     user: renderUser(urls, pull.author),
     body: pull.body,
-    labels: [],
+    labels: pull.labels.map((name) => renderLabel(urls, repo, name, repo.labels.get(name) ?? 0)),
     milestone: null,
     active_lock_reason: null,
     created_at: pull.createdAt,
@@ -191,7 +191,15 @@ export function renderPullRequest(
       statuses: { href: `${api}/statuses/${headSha}` },
     },
     author_association: pull.author === repo.owner ? 'OWNER' : 'CONTRIBUTOR',
-    auto_merge: null,
+    auto_merge:
+      pull.autoMerge === null
+        ? null
+        : {
+            enabled_by: renderUser(urls, pull.autoMerge.enabledBy),
+            merge_method: pull.autoMerge.method.toLowerCase(),
+            commit_title: `${pull.title} (#${String(pull.number)})`,
+            commit_message: '',
+          },
     draft: pull.draft,
     merged: pull.merged,
     mergeable: pull.state === 'open' ? true : null,
@@ -205,6 +213,19 @@ export function renderPullRequest(
     additions: 1,
     deletions: 1,
     changed_files: 1,
+  };
+}
+
+/** A `label`: GitHub gives a label it creates on first use the colour ededed and no description. */
+export function renderLabel(urls: EmulatorUrls, repo: RepositoryRecord, name: string, id: number): JsonObject {
+  return {
+    id,
+    node_id: `LA_${Buffer.from(`label:${String(id)}`).toString('base64url')}`,
+    url: `${urls.api}/repos/${repo.owner}/${repo.name}/labels/${encodeURIComponent(name)}`,
+    name,
+    description: null,
+    color: 'ededed',
+    default: false,
   };
 }
 

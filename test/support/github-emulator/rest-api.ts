@@ -1,7 +1,7 @@
 // The REST operations the emulator implements, by OpenAPI operationId. Requests reach these only
 // after the contract check, so bodies and parameters have the documented types; what is checked
 // here is what GitHub checks against its own state (branches exist, one open PR per head and base).
-import { renderCommit, renderPullRequest, type EmulatorUrls } from './render.ts';
+import { renderCommit, renderLabel, renderPullRequest, type EmulatorUrls } from './render.ts';
 import type { EmulatorState, PullRequestRecord, RepositoryRecord } from './state.ts';
 import { nodeId } from './state.ts';
 
@@ -25,6 +25,7 @@ export interface RestResponse {
 export type RestHandler = (request: RestRequest) => Promise<RestResponse>;
 
 const PULLS_DOCS = 'https://docs.github.com/rest/pulls/pulls';
+const LABELS_DOCS = 'https://docs.github.com/rest/issues/labels#add-labels-to-an-issue';
 /** GitHub's cap on pulls.listCommits. */
 const MAX_PR_COMMITS = 250;
 
@@ -135,6 +136,8 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
       createdAt: now,
       updatedAt: now,
       author: request.login,
+      labels: [],
+      autoMerge: null,
     };
     repo.pulls.push(pull);
     const rendered = await render(repo, pull);
@@ -195,6 +198,35 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
     const commits = (await repo.git.commitsBetween(exclude, await headSha(repo, pull))).slice(0, MAX_PR_COMMITS);
     const page = paginate(commits, request, urls.api);
     return { status: 200, body: page.items.map((commit) => renderCommit(urls, repo, commit)), headers: page.headers };
+  });
+
+  // Pull requests are issues to the label API; the emulator has no other issues.
+  handlers.set('issues/add-labels', (request) => {
+    const repo = repositoryOf(request);
+    const number = Number(request.pathParams.issue_number);
+    const pull = repo?.pulls.find((candidate) => candidate.number === number);
+    if (repo === undefined || pull === undefined) {
+      return Promise.resolve({ status: 404, body: errorBody(404, 'Not Found', LABELS_DOCS) });
+    }
+    const body = request.body;
+    const items = Array.isArray(body) ? body : asRecord(body).labels;
+    const names = (Array.isArray(items) ? items : []).flatMap((item: unknown) => {
+      if (typeof item === 'string') return [item];
+      const name = asRecord(item).name;
+      return typeof name === 'string' ? [name] : [];
+    });
+    if (names.length === 0) {
+      return Promise.resolve(validationFailed([{ resource: 'Label', field: 'labels', code: 'missing_field' }]));
+    }
+    for (const name of names) {
+      if (!repo.labels.has(name)) repo.labels.set(name, state.nextId());
+      if (!pull.labels.includes(name)) pull.labels.push(name);
+    }
+    pull.updatedAt = state.now();
+    return Promise.resolve({
+      status: 200,
+      body: pull.labels.map((name) => renderLabel(urls, repo, name, repo.labels.get(name) ?? 0)),
+    });
   });
 
   return handlers;

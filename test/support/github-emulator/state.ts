@@ -25,6 +25,10 @@ export interface PullRequestRecord {
   updatedAt: string;
   /** Who opened it: the token's user. */
   readonly author: string;
+  /** Label names, in the order first added. */
+  labels: string[];
+  /** Set by enablePullRequestAutoMerge; who asked, and how it is to be merged. */
+  autoMerge: { readonly method: 'MERGE' | 'SQUASH' | 'REBASE'; readonly enabledBy: string } | null;
 }
 
 export interface RepositoryRecord {
@@ -36,6 +40,8 @@ export interface RepositoryRecord {
   readonly git: BareRepository;
   readonly pulls: PullRequestRecord[];
   readonly createdAt: string;
+  /** The repository's labels by name: GitHub creates one the first time it is added to an issue. */
+  readonly labels: Map<string, number>;
 }
 
 export class EmulatorState {
@@ -55,6 +61,10 @@ export class EmulatorState {
 
   addRepository(record: RepositoryRecord): void {
     this.#repositories.set(key(record.owner, record.name), record);
+  }
+
+  repositories(): RepositoryRecord[] {
+    return [...this.#repositories.values()];
   }
 
   repository(owner: string, name: string): RepositoryRecord | undefined {

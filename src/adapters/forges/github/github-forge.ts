@@ -5,6 +5,7 @@ import type { Credentials } from '../../credentials/credentials.ts';
 import { ForgeError } from '../errors.ts';
 import type { RepositoryRef } from '../repository-url.ts';
 import type {
+  AutoMergeMethod,
   CreatePullRequestInput,
   ForgeProvider,
   PullRequest,
@@ -14,7 +15,9 @@ import type {
 import { createGitHubClients, type GitHubClients, type GitHubRetryOptions } from './client.ts';
 import { endpointOf, FORGE, malformedResponse, toForgeError, type FailureContext } from './errors.ts';
 import {
+  parseAutoMergeMutation,
   parseCommitList,
+  parseLabelList,
   parseDraftMutation,
   parsePullRequest,
   parsePullRequestList,
@@ -42,6 +45,12 @@ const MARK_READY = `mutation MarkPullRequestReadyForReview($pullRequestId: ID!) 
 }`;
 const CONVERT_TO_DRAFT = `mutation ConvertPullRequestToDraft($pullRequestId: ID!) {
   convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { isDraft } }
+}`;
+// mergeMethod may be left out: GitHub then uses MERGE.
+const ENABLE_AUTO_MERGE = `mutation EnablePullRequestAutoMerge($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod) {
+  enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) {
+    pullRequest { autoMergeRequest { mergeMethod } }
+  }
 }`;
 const PAGE_SIZE = 100;
 
@@ -138,6 +147,40 @@ export class GitHubForge implements ForgeProvider {
       }),
     );
     return this.#parse(context, () => parseCommitList(items));
+  }
+
+  /** Pull requests are issues to GitHub's label API: POST /repos/{owner}/{repo}/issues/{number}/labels. */
+  async addLabels(repo: RepositoryRef, number: number, labels: readonly string[]): Promise<readonly string[]> {
+    const context = this.#context('addLabels', repo);
+    checkNumber(context, number);
+    const response = await this.#call(context, () =>
+      this.#clients.rest.rest.issues.addLabels({
+        owner: repo.owner,
+        repo: repo.name,
+        issue_number: number,
+        labels: [...labels],
+      }),
+    );
+    return this.#parse(context, () => parseLabelList(response.data));
+  }
+
+  /**
+   * GraphQL enablePullRequestAutoMerge, with the PR's node id from REST. GitHub refuses it (an
+   * UNPROCESSABLE error) when the repository does not allow auto-merge or the PR is already clean
+   * and mergeable; those come back as ForgeErrors like any other failure.
+   */
+  async enableAutoMerge(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void> {
+    const context = this.#context('enableAutoMerge', repo);
+    const current = await this.#get(context, repo, number);
+    const data = await this.#call(context, () =>
+      this.#clients.graphql<unknown>(ENABLE_AUTO_MERGE, {
+        pullRequestId: current.node_id,
+        ...(method === undefined ? {} : { mergeMethod: method }),
+      }),
+    );
+    if (!this.#parse(context, () => parseAutoMergeMutation(data))) {
+      throw malformedResponse(context, 'auto-merge result', 'autoMergeRequest is null after enabling auto-merge');
+    }
   }
 
   async #get(context: FailureContext, repo: RepositoryRef, number: number): Promise<PullRequestResponse> {

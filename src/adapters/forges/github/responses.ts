@@ -29,7 +29,15 @@ const GitUser = Nullable(Type.Object({ name: Type.Optional(Type.String()), email
 
 const CommitResponse = Type.Object({
   sha: Type.String({ minLength: 1 }),
-  commit: Type.Object({ message: Type.String(), author: GitUser }),
+  commit: Type.Object({ message: Type.String(), author: GitUser, committer: GitUser }),
+});
+
+const LabelListResponse = Type.Array(Type.Object({ name: Type.String() }));
+
+const AutoMergeMutationResponse = Type.Object({
+  enablePullRequestAutoMerge: Type.Object({
+    pullRequest: Type.Object({ autoMergeRequest: Nullable(Type.Object({ mergeMethod: Type.String() })) }),
+  }),
 });
 
 const DraftMutationResponse = (field: string) =>
@@ -97,8 +105,20 @@ export function parseCommitList(value: unknown): PullRequestCommit[] {
       message: commit.commit.message,
       authorName: commit.commit.author?.name ?? '',
       authorEmail: commit.commit.author?.email ?? '',
+      committerEmail: commit.commit.committer?.email ?? '',
     };
   });
+}
+
+/** The names of the labels an add-labels answer lists (every label the PR carries now). */
+export function parseLabelList(value: unknown): string[] {
+  return check('label-list', LabelListResponse, 'label list', value).map((label) => label.name);
+}
+
+/** Whether the PR enablePullRequestAutoMerge returned now has an auto-merge request. */
+export function parseAutoMergeMutation(value: unknown): boolean {
+  const parsed = check('mutation enablePullRequestAutoMerge', AutoMergeMutationResponse, 'auto-merge result', value);
+  return parsed.enablePullRequestAutoMerge.pullRequest.autoMergeRequest !== null;
 }
 
 /** `isDraft` of the PR a draft mutation returned. */

@@ -12,6 +12,7 @@ import { buildCommit, localGitRun, type FileText, type GitIdentity, type GitRun 
 import { ForgeError } from '../errors.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../repository-url.ts';
 import type {
+  AutoMergeMethod,
   CreatePullRequestInput,
   ForgeProvider,
   PullRequest,
@@ -187,16 +188,52 @@ export class LocalForge implements ForgeProvider {
       record.state === 'open' ? ((await this.#branchHead(run, record.headBranch)) ?? record.headSha) : record.headSha;
     const base = await this.#branchHead(run, record.baseBranch);
     const range = base === undefined ? [head] : [head, `^${base}`];
-    const format = `--format=%H${FIELD_SEPARATOR}%an${FIELD_SEPARATOR}%ae${FIELD_SEPARATOR}%B${COMMIT_SEPARATOR}`;
+    const fields = ['%H', '%an', '%ae', '%ce', '%B'].join(FIELD_SEPARATOR);
+    const format = `--format=${fields}${COMMIT_SEPARATOR}`;
     const output = await run('log', ['log', '--reverse', format, ...range, '--']);
     return output
       .split(COMMIT_SEPARATOR)
       .map((chunk) => chunk.replace(/^\n/, ''))
       .filter((chunk) => chunk.length > 0)
       .map((chunk) => {
-        const [sha = '', authorName = '', authorEmail = '', message = ''] = chunk.split(FIELD_SEPARATOR);
-        return { sha, authorName, authorEmail, message: message.replace(/\n$/, '') };
+        const [sha = '', authorName = '', authorEmail = '', committerEmail = '', message = ''] =
+          chunk.split(FIELD_SEPARATOR);
+        return { sha, authorName, authorEmail, committerEmail, message: message.replace(/\n$/, '') };
       });
+  }
+
+  /** Labels are kept on the PR record, each once, in the order first added. */
+  async addLabels(repo: RepositoryRef, number: number, labels: readonly string[]): Promise<readonly string[]> {
+    let result: readonly string[] = [];
+    await this.#change('addLabels', repo, number, (record) => {
+      result = [...new Set([...(record.labels ?? []), ...labels])];
+      return { record: { ...record, labels: result }, event: undefined };
+    });
+    return result;
+  }
+
+  /**
+   * Records the request on the PR (pullRequestExtras shows it); the local forge merges nothing by
+   * itself: whoever plays the forge's merge queue (the sandbox) reads the record.
+   */
+  async enableAutoMerge(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void> {
+    await this.#change('enableAutoMerge', repo, number, (record) => {
+      if (record.state !== 'open') {
+        throw this.#error('enableAutoMerge', repo, 422, `pull request #${String(number)} is ${record.state}`);
+      }
+      const autoMerge = { method: method ?? null, enabledAt: new Date().toISOString() };
+      return { record: { ...record, autoMerge }, event: undefined };
+    });
+  }
+
+  /** What the PR carries beside the ForgeProvider view: its labels and any auto-merge request. */
+  async pullRequestExtras(
+    repo: RepositoryRef,
+    number: number,
+  ): Promise<Pick<PullRequestRecord, 'labels' | 'autoMerge'>> {
+    await this.#open('pullRequestExtras', repo);
+    const record = await this.#read('pullRequestExtras', repo, number);
+    return { labels: record.labels ?? [], ...(record.autoMerge === undefined ? {} : { autoMerge: record.autoMerge }) };
   }
 
   /**

@@ -21,6 +21,10 @@ export interface PullRequestRecord {
   readonly headSha: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Labels in the order they were first added; absent in records written before labels existed. */
+  readonly labels?: readonly string[];
+  /** Set once auto-merge was asked for; `method` null means the forge's default. */
+  readonly autoMerge?: { readonly method: string | null; readonly enabledAt: string };
 }
 
 export class PullRequestRecordError extends Error {
@@ -133,6 +137,22 @@ function parseRecord(path: string, text: string): PullRequestRecord {
     field(name, 'string');
   }
   field('draft', 'boolean');
+  if (record.labels !== undefined) {
+    if (!Array.isArray(record.labels) || record.labels.some((label) => typeof label !== 'string')) {
+      throw new PullRequestRecordError(path, 'field labels must be a list of strings');
+    }
+  }
+  if (record.autoMerge !== undefined) {
+    const autoMerge = record.autoMerge as Record<string, unknown> | null;
+    if (
+      typeof autoMerge !== 'object' ||
+      autoMerge === null ||
+      (autoMerge.method !== null && typeof autoMerge.method !== 'string') ||
+      typeof autoMerge.enabledAt !== 'string'
+    ) {
+      throw new PullRequestRecordError(path, 'field autoMerge must be {method: string|null, enabledAt: string}');
+    }
+  }
   if (!STATES.includes(record.state as string)) {
     throw new PullRequestRecordError(path, `field state must be one of ${STATES.join(', ')}`);
   }
