@@ -288,16 +288,41 @@ function describeEdge(edge: NudgeEdge): string {
 }
 
 /**
+ * Whether nudger fires this edge as soon as `from` builds (docs/decisions.md D9): an `immediate`
+ * entry of a NudgeConfig in nudger's CRD (`konflux-ci.dev`, either version) named `nudge-config`.
+ * `appstudio.redhat.com/v1beta2` is only an import source, and build-service stops nudging a
+ * namespace that has one.
+ */
+function isFiredEntry(edge: NudgeEdge, fired: ReadonlySet<ObjectRef>): boolean {
+  return (
+    edge.origin.via === 'NudgeConfig' &&
+    edge.mode === 'immediate' &&
+    edge.origin.object.name === NUDGE_CONFIG_NAME &&
+    fired.has(edge.origin.object)
+  );
+}
+
+/**
  * The same pair twice in one object is a plain mistake (the API server refuses it for NudgeConfig).
  * The same pair in two objects, typically a NudgeConfig and a build-nudges-ref not yet removed, is
- * the expected state mid-migration: the migration merges them, so it is only a warning.
+ * the expected state mid-migration: the migration merges them, so it is only a warning. A
+ * build-nudges-ref item whose pair is also an immediate entry nudger fires is worse than
+ * redundant: build-service still nudges build-nudges-ref, so the target is nudged twice per build
+ * (docs/decisions.md D9); the warning says so and names that entry.
  */
-function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
+function checkDuplicates(graph: NamespaceGraph, fired: ReadonlySet<ObjectRef>, findings: Finding[]): void {
   // First declaration of each pair, keyed by from then to: no key strings to build per edge.
   const firstOf = new Map<string, Map<string, NudgeEdge>>();
+  // Per pair (from, then to), the first immediate entry nudger fires; NudgeConfig edges come first.
+  const firedOf = new Map<string, Map<string, NudgeEdge>>();
   // For pairs declared more than once: the first declaration by each further object.
   const othersOf = new Map<NudgeEdge, Map<ObjectRef, NudgeEdge>>();
   for (const edge of graph.edges) {
+    if (isFiredEntry(edge, fired)) {
+      const byTarget = firedOf.get(edge.from) ?? new Map<string, NudgeEdge>();
+      if (!byTarget.has(edge.to)) byTarget.set(edge.to, edge);
+      firedOf.set(edge.from, byTarget);
+    }
     let byTarget = firstOf.get(edge.from);
     if (byTarget === undefined) {
       byTarget = new Map();
@@ -320,6 +345,18 @@ function checkDuplicates(graph: NamespaceGraph, findings: Finding[]): void {
         othersOf.set(first, others);
       }
       others.set(object, edge);
+      const firedEntry = edge.origin.via === 'build-nudges-ref' ? firedOf.get(edge.from)?.get(edge.to) : undefined;
+      if (firedEntry !== undefined) {
+        findings.push(
+          edgeFinding(
+            'duplicate-edge',
+            'warning',
+            `${here}: ${describeEdge(edge)} is also an immediate entry of ${formatOrigin(firedEntry.origin)} (${noteFrom(firedEntry.origin.location, edge.origin.location)}), which nudger fires, while build-service still nudges what build-nudges-ref declares: ${edge.to} would be nudged twice for each build of ${edge.from}; remove the build-nudges-ref item (the migration does)`,
+            edge,
+          ),
+        );
+        continue;
+      }
       findings.push(
         edgeFinding(
           'duplicate-edge',
@@ -443,8 +480,9 @@ export function validateManifestSet(set: ManifestSet): ValidationResult {
   for (const config of set.nudgeConfigs) checkNudgeConfig(config, parser, findings);
   checkSingletons(set.nudgeConfigs, findings);
   for (const component of set.components) checkComponent(component, findings);
+  const fired = new Set(set.nudgeConfigs.filter((c) => c.flavour !== 'upstream-v1beta2').map((c) => c.ref));
   for (const graph of buildNudgeGraphs(set).values()) {
-    checkDuplicates(graph, findings);
+    checkDuplicates(graph, fired, findings);
     checkCycles(graph, findings);
     checkExistence(graph, findings);
   }

@@ -98,6 +98,44 @@ describe('nudger validate', () => {
     );
   });
 
+  it('warns that an immediate NudgeConfig entry also in build-nudges-ref is nudged twice (D9), naming both', async () => {
+    const root = tree({
+      'a.yaml': component('op-a', ['bundle', 'docs']),
+      'b.yaml': component('bundle'),
+      'd.yaml': component('docs'),
+      'nc.yaml': nudgeConfig([['op-a', 'bundle']]).replace(
+        '      to: bundle',
+        '      to: bundle\n    - from: op-a\n      to: docs\n      mode: validated\n      gatingGroup: g',
+      ),
+    });
+    const result = await runCli(['validate', root, '--output', 'json']);
+    assert.equal(result.code, 0, result.stdout);
+    const json = JSON.parse(result.stdout) as {
+      findings: { rule: string; severity: string; message: string; file: string; line: number }[];
+    };
+    const found = json.findings.map((f) => [f.rule, f.severity, f.file, f.line, f.message]);
+    assert.deepEqual(found, [
+      [
+        'duplicate-edge',
+        'warning',
+        join(root, 'a.yaml'),
+        10,
+        `Component tenant/op-a spec.build-nudges-ref[0]: op-a -> bundle is also an immediate entry of NudgeConfig tenant/nudge-config spec.nudges[0] (${join(root, 'nc.yaml')}:8:7), which nudger fires, while build-service still nudges what build-nudges-ref declares: bundle would be nudged twice for each build of op-a; remove the build-nudges-ref item (the migration does)`,
+      ],
+      // A validated entry is not fired by the build: only the migration's note.
+      [
+        'duplicate-edge',
+        'warning',
+        join(root, 'a.yaml'),
+        11,
+        `Component tenant/op-a spec.build-nudges-ref[1]: op-a -> docs is also declared by NudgeConfig tenant/nudge-config spec.nudges[1] (${join(root, 'nc.yaml')}:10:7); the migration merges them into one edge, so remove the redundant declaration`,
+      ],
+    ]);
+    const text = await runCli(['validate', root]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /a\.yaml:10:7: warning \[duplicate-edge\] .*op-a -> bundle is also an immediate entry/);
+  });
+
   it('gives one line naming file and position for malformed YAML, exit 2', async () => {
     const root = tree({ 'bad.yaml': 'kind: Component\nmetadata:\n  name: [unclosed\n' });
     const result = await runCli(['validate', root]);

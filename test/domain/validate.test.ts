@@ -140,8 +140,9 @@ describe('validateManifestSet', () => {
 
     it('only warns when a NudgeConfig and a build-nudges-ref declare the same edge, since the migration merges them', () => {
       const legacy = component('ns', 'a', ['b']);
+      const config = nudgeConfig('ns', [{ from: 'a', to: 'b', mode: 'validated', gatingGroup: 'g' }]);
       const result = validateManifestSet(
-        manifestSet({ components: [legacy, component('ns', 'b')], nudgeConfigs: [nudgeConfig('ns', [['a', 'b']])] }),
+        manifestSet({ components: [legacy, component('ns', 'b')], nudgeConfigs: [config] }),
       );
       assert.equal(result.valid, true);
       assert.deepEqual(result.findings, [
@@ -154,6 +155,48 @@ describe('validateManifestSet', () => {
           location: legacy.buildNudgesRef[0]?.location,
         },
       ]);
+    });
+
+    it('warns that an immediate entry nudger fires and a build-nudges-ref item nudge the target twice (D9)', () => {
+      const legacy = component('ns', 'a', ['b']);
+      const result = validateManifestSet(
+        manifestSet({ components: [legacy, component('ns', 'b')], nudgeConfigs: [nudgeConfig('ns', [['a', 'b']])] }),
+      );
+      assert.equal(result.valid, true);
+      assert.deepEqual(result.findings, [
+        {
+          rule: 'duplicate-edge',
+          severity: 'warning',
+          message: `Component ns/a spec.build-nudges-ref[0]: a -> b is also an immediate entry of NudgeConfig ns/nudge-config spec.nudges[0] (ns/nudge-config.yaml:${itemLine(0)}:5), which nudger fires, while build-service still nudges what build-nudges-ref declares: b would be nudged twice for each build of a; remove the build-nudges-ref item (the migration does)`,
+          namespace: 'ns',
+          object: legacy.ref,
+          location: legacy.buildNudgesRef[0]?.location,
+        },
+      ]);
+    });
+
+    it('names the entry nudger fires: konflux-ci.dev in either version, not the appstudio.redhat.com import source', () => {
+      const messageOf = (configs: ReturnType<typeof nudgeConfig>[]): string =>
+        single({ components: [component('ns', 'a', ['b'])], nudgeConfigs: configs }, 'duplicate-edge').message;
+      const importOnly = nudgeConfig('ns', [['a', 'b']], { flavour: 'upstream-v1beta2', file: 'up.yaml' });
+      const upstreamKonflux = nudgeConfig('ns', [['a', 'b']], { flavour: 'upstream-konflux-v1beta2', file: 'ik.yaml' });
+      assert.match(
+        messageOf([importOnly]),
+        /is also declared by NudgeConfig ns\/nudge-config spec\.nudges\[0\] \(up\.yaml/,
+      );
+      assert.match(
+        messageOf([upstreamKonflux]),
+        /is also an immediate entry of NudgeConfig ns\/nudge-config spec\.nudges\[0\] \(ik\.yaml/,
+      );
+      const both = findingsOf(
+        { components: [component('ns', 'a', ['b'])], nudgeConfigs: [importOnly, upstreamKonflux] },
+        'duplicate-edge',
+      ).filter((f) => f.object?.kind === 'Component');
+      assert.equal(both.length, 1);
+      assert.match(
+        both[0]?.message ?? '',
+        /immediate entry of NudgeConfig ns\/nudge-config spec\.nudges\[0\] \(ik\.yaml/,
+      );
     });
 
     it('warns across the two NudgeConfig flavours and errs for a repeat within the second source', () => {
