@@ -1,0 +1,105 @@
+// What the `renovate` executor needs to know about the nudged repository's forge (docs/decisions.md
+// D9): Renovate's platform, endpoint and user, the git author it signs with, the repository path,
+// and the token that goes into the nudge's Secret. The token comes from the same ForgeResolver the
+// ChangeGroup controller uses (an SCM Secret of the tenant namespace, or whatever credentials the
+// resolver is given, a GitHub App installation token included), so both controllers always
+// authenticate the same way. Only the provider's Credentials carry the token; nothing here prints it.
+import { redactUserInfo, type Credentials } from '../../../adapters/credentials/credentials.ts';
+import type { HostedForge } from '../../../adapters/forges/registry.ts';
+import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from '../../../adapters/forges/resolver.ts';
+import type { RepositoryRef } from '../../../adapters/forges/repository-url.ts';
+import { DEFAULT_RENOVATE_USER, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import type { RenovatePlatform } from '../../../schema/renovate-config.ts';
+
+export interface RenovateForgeAccess {
+  readonly platform: RenovatePlatform;
+  /** The forge API Renovate talks to, with a trailing `/` as build-service writes it. */
+  readonly endpoint: string;
+  /** Renovate's `username`. */
+  readonly username: string;
+  /** Renovate's `gitAuthor` (docs/decisions.md N17). */
+  readonly gitAuthor: string;
+  /** `<owner>/<name>`. */
+  readonly repository: string;
+  /** What goes into the Secret; never into the config, the PipelineRun or a message. */
+  readonly credentials: Credentials;
+}
+
+export interface RenovateForgeAccessResolver {
+  /** Throws ForgeResolutionError (kind no-credentials, no-forge, invalid-url) or a KubeApiError. */
+  resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<RenovateForgeAccess>;
+}
+
+/** Renovate's user and git author for a resolved forge. */
+export interface RenovateIdentity {
+  readonly username: string;
+  readonly gitAuthor: string;
+}
+
+/**
+ * build-service's identity for an SCM-token tenant: the Secret's username, else `red-hat-konflux`.
+ * Credentials without a username of their own carry `x-access-token`, which is a transport detail,
+ * not a user name Renovate should act as.
+ */
+export function scmTokenIdentity(resolved: ResolvedForge): RenovateIdentity | undefined {
+  const given = resolved.provider.credentials?.username;
+  const username = given === undefined || given === 'x-access-token' ? DEFAULT_RENOVATE_USER : given;
+  return { username, gitAuthor: scmTokenGitAuthor(username, resolved.repo.host) };
+}
+
+/** `https://api.github.com/`: Renovate's endpoint for a configured forge host. */
+export function renovateEndpoint(apiUrl: string): string {
+  return apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`;
+}
+
+export interface ForgeResolverAccessOptions {
+  /** The hosts the manager serves (publicForgeHosts plus --<kind>-host): platform and API URL. */
+  readonly hosts: ReadonlyMap<string, HostedForge>;
+  /**
+   * Renovate's user and git author for what the resolver returned; default scmTokenIdentity. A
+   * resolver that hands out GitHub App installation tokens passes githubAppGitAuthor's identity.
+   */
+  readonly identity?: (resolved: ResolvedForge) => RenovateIdentity | undefined;
+}
+
+/** RenovateForgeAccess through the manager's ForgeResolver. */
+export class ForgeResolverAccess implements RenovateForgeAccessResolver {
+  readonly #resolver: ForgeResolver;
+  readonly #hosts: ReadonlyMap<string, HostedForge>;
+  readonly #identity: (resolved: ResolvedForge) => RenovateIdentity | undefined;
+
+  constructor(resolver: ForgeResolver, options: ForgeResolverAccessOptions) {
+    this.#resolver = resolver;
+    this.#hosts = options.hosts;
+    this.#identity = options.identity ?? scmTokenIdentity;
+  }
+
+  async resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<RenovateForgeAccess> {
+    const resolved = await this.#resolver.resolve(gitUrl, namespace, signal);
+    const { repo } = resolved;
+    const shown = redactUserInfo(repo.url);
+    const forge = this.#hosts.get(repo.host);
+    if (forge === undefined) {
+      throw new ForgeResolutionError(shown, namespace, `no forge is configured for host ${repo.host}`, 'no-forge');
+    }
+    const credentials = resolved.provider.credentials;
+    if (credentials === undefined) {
+      throw new ForgeResolutionError(shown, namespace, 'the forge gave no credentials for it');
+    }
+    const identity = this.#identity(resolved);
+    if (identity === undefined) {
+      throw new ForgeResolutionError(shown, namespace, 'no Renovate user is known for these credentials');
+    }
+    return {
+      platform: forge.kind,
+      endpoint: renovateEndpoint(forge.apiUrl),
+      ...identity,
+      repository: repositoryPath(repo),
+      credentials,
+    };
+  }
+}
+
+export function repositoryPath(repo: RepositoryRef): string {
+  return `${repo.owner}/${repo.name}`;
+}

@@ -1,0 +1,280 @@
+// The `renovate` executor over an in-memory API server (docs/decisions.md D9, N18): the three objects
+// in build-service's order, idempotency by the request's key across repeats and interrupted
+// attempts, the token in the Secret and nowhere else, and each failure classified.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ForgeError } from '../../src/adapters/forges/errors.ts';
+import { HostedForgeResolver } from '../../src/adapters/forges/hosted-resolver.ts';
+import { publicForgeHosts } from '../../src/adapters/forges/registry.ts';
+import { ForgeResolutionError } from '../../src/adapters/forges/resolver.ts';
+import type { WriteOptions } from '../../src/adapters/kubernetes/client.ts';
+import { toKubeApiError } from '../../src/adapters/kubernetes/errors.ts';
+import { CONFIG_MAPS, PIPELINE_RUNS, SECRETS } from '../../src/adapters/kubernetes/resources.ts';
+import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
+import {
+  ForgeResolverAccess,
+  type RenovateForgeAccessResolver,
+} from '../../src/controllers/dispatch/renovate/forge-access.ts';
+import { RenovateExecutor } from '../../src/controllers/dispatch/renovate/renovate-executor.ts';
+import { readRenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
+import { FakeObjectClient, status } from '../runtime/fakes.ts';
+import { KEY, NS, TOKEN, component, fakeForgeAccess, renovateRequest } from './renovate-executor-fixtures.ts';
+
+const NAME = `renovate-pipeline-${KEY}`;
+
+/** The fake, plus what the API server adds on create: a uid. */
+class ApiServer extends FakeObjectClient {
+  #uids = 0;
+  override create<T extends KubeObject>(ref: ResourceRef, object: T, options?: WriteOptions): Promise<T> {
+    this.#uids += 1;
+    const withUid = { ...object, metadata: { ...object.metadata, uid: `uid-${String(this.#uids)}` } };
+    return super.create(ref, withUid, options);
+  }
+
+  stored(ref: ResourceRef): KubeObject[] {
+    return [...this.objects.entries()].filter(([key]) => key.startsWith(`${ref.plural}/`)).map(([, o]) => o);
+  }
+
+  creates(): string[] {
+    return this.calls.filter((c) => c.verb === 'create').map((c) => `${c.ref.plural}/${c.name}`);
+  }
+}
+
+type Result = Awaited<ReturnType<RenovateExecutor['fire']>>['result'];
+
+/** The failure's reason, permanence and message; fails the test when the fire succeeded. */
+function failure(result: Result): { reason: string; permanent: boolean; message: string } {
+  if (result.ok) return assert.fail(`expected a failure, got ok ${result.detail ?? ''}`);
+  return { reason: result.reason, permanent: result.permanent === true, message: result.message };
+}
+
+function executor(client: FakeObjectClient, access: RenovateForgeAccessResolver = fakeForgeAccess()) {
+  return new RenovateExecutor({ client, forgeAccess: access });
+}
+
+describe('RenovateExecutor.fire', () => {
+  it('creates the PipelineRun first, then its ConfigMap and Secret owned by it; ok names the run', async () => {
+    const api = new ApiServer();
+    const outcome = await executor(api).fire(renovateRequest());
+    assert.deepEqual(outcome.result, { ok: true, detail: NAME });
+    assert.deepEqual(api.creates(), [`pipelineruns/${NAME}`, `configmaps/${NAME}`, `secrets/${NAME}`]);
+    const [run] = api.stored(PIPELINE_RUNS);
+    const uid = run?.metadata?.uid;
+    for (const ref of [CONFIG_MAPS, SECRETS]) {
+      assert.deepEqual(api.stored(ref)[0]?.metadata?.ownerReferences, [
+        { apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name: NAME, uid, controller: false },
+      ]);
+    }
+    assert.equal(run?.metadata?.annotations?.['build.appstudio.redhat.com/nudged-components'], 'operator-bundle');
+  });
+
+  it('twice with the same key: one PipelineRun, one ConfigMap, one Secret, both fires ok', async () => {
+    const api = new ApiServer();
+    const fire = executor(api);
+    assert.equal((await fire.fire(renovateRequest())).result.ok, true);
+    const uid = api.stored(PIPELINE_RUNS)[0]?.metadata?.uid;
+    assert.deepEqual((await fire.fire(renovateRequest({ attempt: 2 }))).result, { ok: true, detail: NAME });
+    for (const ref of [PIPELINE_RUNS, CONFIG_MAPS, SECRETS]) assert.equal(api.stored(ref).length, 1, ref.plural);
+    assert.equal(api.stored(PIPELINE_RUNS)[0]?.metadata?.uid, uid);
+    assert.equal(api.stored(SECRETS)[0]?.metadata?.ownerReferences?.length, 1);
+  });
+
+  it('an attempt cut short after the PipelineRun is completed by the next, never a second run', async () => {
+    const api = new ApiServer();
+    api.fault = (verb, ref) =>
+      verb === 'create' && ref === CONFIG_MAPS ? status(503, 'ServiceUnavailable') : undefined;
+    const first = await executor(api).fire(renovateRequest());
+    assert.deepEqual([failure(first.result).reason, failure(first.result).permanent], ['api-unavailable', false]);
+    assert.equal(api.stored(PIPELINE_RUNS).length, 1);
+    api.fault = undefined;
+    assert.deepEqual((await executor(api).fire(renovateRequest({ attempt: 2 }))).result, { ok: true, detail: NAME });
+    const uid = api.stored(PIPELINE_RUNS)[0]?.metadata?.uid;
+    assert.equal(api.stored(PIPELINE_RUNS).length, 1);
+    for (const ref of [CONFIG_MAPS, SECRETS]) {
+      const [owner] = (api.stored(ref)[0]?.metadata?.ownerReferences ?? []) as { uid?: string }[];
+      assert.equal(owner?.uid, uid, ref.plural);
+    }
+  });
+
+  it('a PipelineRun of that name that is not this nudge is not adopted', async () => {
+    const api = new ApiServer();
+    await api.create(PIPELINE_RUNS, { metadata: { name: NAME, namespace: NS } });
+    const { result } = await executor(api).fire(renovateRequest());
+    assert.deepEqual([failure(result).reason, failure(result).permanent], ['name-taken', true]);
+    assert.equal(api.stored(CONFIG_MAPS).length + api.stored(SECRETS).length, 0);
+  });
+
+  it('runs as build-pipeline-<nudging> when it exists, else appstudio-pipeline, as build-service', async () => {
+    const serviceAccount = async (api: ApiServer) => {
+      await executor(api).fire(renovateRequest());
+      const run = api.stored(PIPELINE_RUNS)[0] as { spec?: { taskRunTemplate?: { serviceAccountName?: string } } };
+      return run.spec?.taskRunTemplate?.serviceAccountName;
+    };
+    assert.equal(await serviceAccount(new ApiServer()), 'appstudio-pipeline');
+    const api = new ApiServer();
+    const sa: ResourceRef = {
+      group: '',
+      version: 'v1',
+      plural: 'serviceaccounts',
+      kind: 'ServiceAccount',
+      namespaced: true,
+    };
+    await api.create(sa, { metadata: { name: 'build-pipeline-operand-a', namespace: NS } });
+    assert.equal(await serviceAccount(api), 'build-pipeline-operand-a');
+  });
+});
+
+describe('the token goes into the Secret only', () => {
+  it('not into the PipelineRun, the ConfigMap, the result or notices', async () => {
+    const api = new ApiServer();
+    const outcome = await executor(api).fire(renovateRequest());
+    assert.equal(JSON.stringify(api.stored(SECRETS)).includes(TOKEN), true);
+    const elsewhere = JSON.stringify([api.stored(PIPELINE_RUNS), api.stored(CONFIG_MAPS), outcome]);
+    assert.equal(elsewhere.includes(TOKEN), false);
+    assert.equal(elsewhere.includes(Buffer.from(TOKEN).toString('base64')), false);
+  });
+
+  it('not into a failure message, even when the API server echoes it', async () => {
+    const api = new ApiServer();
+    api.fault = (verb, ref) =>
+      verb === 'create' && ref === SECRETS
+        ? status(422, 'Invalid', `stringData.token_0: Invalid value: "${TOKEN}"`)
+        : undefined;
+    const outcome = await executor(api).fire(renovateRequest());
+    assert.equal(failure(outcome.result).reason, 'invalid-object');
+    assert.equal(JSON.stringify(outcome).includes(TOKEN), false);
+    assert.match(JSON.stringify(outcome), /\[redacted\]/);
+  });
+});
+
+describe('failures are classified (docs/decisions.md N18)', () => {
+  const failOn = (code: number, reason: string) => async () => {
+    const api = new ApiServer();
+    api.fault = (verb, ref) => (verb === 'create' && ref === PIPELINE_RUNS ? status(code, reason) : undefined);
+    return (await executor(api).fire(renovateRequest())).result;
+  };
+
+  it('5xx, 429 and no answer at all are retried: api-unavailable', async () => {
+    for (const [code, reason] of [
+      [500, 'InternalError'],
+      [503, 'ServiceUnavailable'],
+      [504, 'Timeout'],
+      [429, 'TooManyRequests'],
+    ] as const) {
+      const result = failure(await failOn(code, reason)());
+      assert.deepEqual([result.reason, result.permanent], ['api-unavailable', false]);
+    }
+    const api = new ApiServer();
+    // A transport error reaches the executor as the client maps it: a KubeApiError with status 0.
+    api.create = () =>
+      Promise.reject(toKubeApiError({ verb: 'create', resource: 'pipelineruns' }, new Error('ETIMEDOUT')));
+    assert.equal(failure((await executor(api).fire(renovateRequest())).result).reason, 'api-unavailable');
+  });
+
+  it('403 is permanent: forbidden', async () => {
+    const result = failure(await failOn(403, 'Forbidden')());
+    assert.deepEqual([result.reason, result.permanent], ['forbidden', true]);
+  });
+
+  it('no SCM Secret for the repository is permanent: no-credentials, and nothing is created', async () => {
+    const api = new ApiServer();
+    const access = new ForgeResolverAccess(new HostedForgeResolver(api, publicForgeHosts()), {
+      hosts: publicForgeHosts(),
+    });
+    const result = failure((await executor(api, access).fire(renovateRequest())).result);
+    assert.deepEqual([result.reason, result.permanent], ['no-credentials', true]);
+    assert.deepEqual(api.creates(), []);
+  });
+
+  it('a forge that cannot be reached is retried, one that refuses the credentials is not', async () => {
+    const unreachable = fakeForgeAccess(
+      () => new ForgeError({ forge: 'github', operation: 'installationToken', repo: 'acme/x', reason: 'timeout' }),
+    );
+    const refused = fakeForgeAccess(
+      () =>
+        new ForgeError({ forge: 'github', operation: 'installationToken', repo: 'acme/x', reason: 'no', status: 404 }),
+    );
+    const noForge = fakeForgeAccess(
+      () => new ForgeResolutionError('https://x.example/a/b', NS, 'no forge', 'no-forge'),
+    );
+    const reasons = [];
+    for (const access of [unreachable, refused, noForge]) {
+      const result = failure((await executor(new ApiServer(), access).fire(renovateRequest())).result);
+      reasons.push([result.reason, result.permanent]);
+    }
+    assert.deepEqual(reasons, [
+      ['forge-unavailable', false],
+      ['no-credentials', true],
+      ['no-forge', true],
+    ]);
+  });
+
+  it('an input nudger refuses is permanent and names the field', async () => {
+    const request = renovateRequest({ nudged: component('operator-bundle', '') });
+    const result = failure((await executor(new ApiServer()).fire(request)).result);
+    assert.equal(result.reason, 'invalid-nudge-input');
+    assert.match(result.message, /spec\.source\.git\.url/);
+  });
+});
+
+describe('every setting reaches the generated config', () => {
+  it('ConfigMap keys, fileMatch, simple branch and distribution repositories', async () => {
+    const api = new ApiServer();
+    const { settings } = readRenovateSettings({
+      name: 'namespace-wide-nudging-renovate-config',
+      data: {
+        automerge: 'true',
+        automergeType: 'branch',
+        platformAutomerge: 'false',
+        ignoreTests: 'true',
+        gitLabIgnoreApprovals: 'true',
+        commitMessagePrefix: 'chore(deps):',
+        commitMessageSuffix: '[skip ci]',
+        labels: 'team-a, nudge',
+        automergeSchedule: 'after 10pm; before 5am',
+        fileMatch: 'bundle/.*\\.yaml',
+      },
+    });
+    await executor(api).fire(
+      renovateRequest({
+        settings,
+        fileMatch: ['bundle/.*\\.yaml'],
+        simpleBranch: true,
+        distributionRepositories: ['registry.redhat.io/acme/operand-a'],
+      }),
+    );
+    const data = (api.stored(CONFIG_MAPS)[0] as { data?: Record<string, string> }).data ?? {};
+    const config = JSON.parse(data['operator-bundle-0.json'] ?? '{}') as Record<string, unknown>;
+    assert.deepEqual(
+      {
+        automerge: config.automerge,
+        automergeType: config.automergeType,
+        platformAutomerge: config.platformAutomerge,
+        ignoreTests: config.ignoreTests,
+        gitLabIgnoreApprovals: config.gitLabIgnoreApprovals,
+        labels: config.labels,
+        automergeSchedule: config.automergeSchedule,
+        registryAliases: config.registryAliases,
+      },
+      {
+        automerge: true,
+        automergeType: 'branch',
+        platformAutomerge: false,
+        ignoreTests: true,
+        gitLabIgnoreApprovals: true,
+        labels: ['konflux-nudge', 'team-a', 'nudge'],
+        automergeSchedule: ['after 10pm', 'before 5am'],
+        registryAliases: { 'registry.redhat.io/acme/operand-a': 'quay.io/acme/operand-a' },
+      },
+    );
+    const [manager] = config.customManagers as [{ fileMatch: string[]; matchStrings: string[] }];
+    assert.deepEqual(manager.fileMatch, ['bundle/.*\\.yaml']);
+    assert.equal(manager.matchStrings.length, 2);
+    const [, rule] = config.packageRules as Record<string, unknown>[];
+    assert.deepEqual(
+      [rule?.additionalBranchPrefix, rule?.commitMessagePrefix, rule?.commitMessageSuffix],
+      ['', 'chore(deps):', '[skip ci]'],
+    );
+    assert.deepEqual(config.repositories, [{ repository: 'acme/operator-bundle', baseBranches: ['main'] }]);
+  });
+});
