@@ -16,7 +16,7 @@ import {
   decodePipelineRun,
   decodeReleasePlanAdmission,
 } from '../domain/cluster-objects.ts';
-import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE } from '../domain/nudge-pipelinerun.ts';
+import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, PAC_EVENT_TYPE_KEY } from '../domain/nudge-pipelinerun.ts';
 import type { InformerRequest } from '../runtime/shared-informers.ts';
 import type { WatchedKind } from '../runtime/watched-kind.ts';
 import type { ClusterChangeGroup } from '../schema/changegroup.ts';
@@ -50,3 +50,16 @@ export const RELEASE_PLAN_ADMISSIONS_KIND: WatchedKind<ReleasePlanAdmission> = {
 
 /** The nudge PipelineRuns (label-selected), shared by the sweeper and the ChangeGroup controller. */
 export const NUDGE_RUNS_SELECTOR: InformerRequest = { labelSelector: `${NUDGE_TYPE_LABEL}=${NUDGE_TYPE_VALUE}` };
+
+/**
+ * Push build PipelineRuns of both label families (docs/decisions.md D1), for the dispatcher. A label
+ * selector cannot OR `appstudio.openshift.io/component` with `build.konflux-ci.dev/component`, but
+ * both families are started by Pipelines-as-Code, which labels every run with its event type; a
+ * push is `push` (`Push` as some providers spell it) or `incoming` (build-service's push test).
+ * So one selector on that label caches push builds only, leaving out pull-request builds (about
+ * half of all builds) and every PipelineRun that is not a build, where watching all PipelineRuns
+ * with a predicate would cache them all.
+ */
+export const PUSH_BUILD_RUNS_SELECTOR: InformerRequest = {
+  labelSelector: `${PAC_EVENT_TYPE_KEY} in (push,Push,incoming)`,
+};

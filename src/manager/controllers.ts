@@ -2,6 +2,7 @@
 // watches and whether it needs leadership (src/runtime/controller-module.ts); adding a controller
 // is one line here.
 import { changeGroupController } from '../controllers/changegroup/controller.ts';
+import { dispatchController } from '../controllers/dispatch/controller.ts';
 import { nudgeSweeperController } from '../controllers/nudge-sweeper-controller.ts';
 import type { ControllerSettings } from '../controllers/settings.ts';
 import { staleReferenceController } from '../controllers/stale-references-controller.ts';
@@ -11,4 +12,5 @@ export const CONTROLLERS: readonly ControllerModule<ControllerSettings>[] = [
   staleReferenceController,
   nudgeSweeperController,
   changeGroupController,
+  dispatchController,
 ];

@@ -1,0 +1,112 @@
+// The dispatcher as a module (src/runtime/controller-module.ts): leader only, because it fires nudges.
+// Its caches: push build PipelineRuns (PUSH_BUILD_RUNS_SELECTOR says why a label selector on the
+// event type), Components, NudgeConfigs and ChangeGroups. Renovate ConfigMaps are read by name
+// when a nudge fires (one GET per fire, as the ChangeGroup controller reads them): a cluster-wide
+// ConfigMap informer would cache every ConfigMap of every tenant, and their keys, to save a GET
+// per pull request.
+import { StoreChangeGroupSource } from '../../cluster/changegroups.ts';
+import {
+  CHANGE_GROUPS_KIND,
+  COMPONENTS_KIND,
+  NUDGE_CONFIGS_KIND,
+  PIPELINE_RUNS_KIND,
+  PUSH_BUILD_RUNS_SELECTOR,
+  RELEASE_PLAN_ADMISSIONS_KIND,
+} from '../../cluster/watched-kinds.ts';
+import type { KubeObject } from '../../adapters/kubernetes/types.ts';
+import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
+import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
+import type { ControllerModule } from '../../runtime/controller-module.ts';
+import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
+import type { ObjectKey } from '../../runtime/reconciler.ts';
+import type { Store } from '../../runtime/store.ts';
+import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
+import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
+import type { ControllerSettings } from '../settings.ts';
+import type { NudgeExecutors } from './executor.ts';
+import { EXECUTOR_ANNOTATION, unsettledBuildsOf } from './inputs.ts';
+import { dispatchMetrics } from './metrics.ts';
+import { DispatchReconciler } from './reconciler.ts';
+
+export interface DispatchControllerOptions {
+  /** `--nudge-dispatch`: false leaves firing to integration-service (docs/decisions.md D9). */
+  readonly enabled: boolean;
+  /** `--nudge-executor`: the executor of namespaces whose NudgeConfig names none. */
+  readonly defaultExecutor: DispatchExecutor;
+  /** The executors this manager runs. A nudge whose executor is missing fails (executor-unavailable). */
+  readonly executors?: NudgeExecutors;
+  /** Attempts and waits (docs/decisions.md N18); tests shorten them. */
+  readonly policy?: DispatchPolicy;
+  readonly workers?: number;
+}
+
+/** A Component's or NudgeConfig's change wakes the namespace's builds still in the dispatcher's hands. */
+function unsettledBuildsOfNamespace(builds: Store<PipelineRun>): (object: KubeObject) => ObjectKey[] {
+  return (object) => unsettledBuildsOf(builds, object.metadata?.namespace ?? '');
+}
+
+function nudgeConfigChanged(previous: ClusterNudgeConfig, current: ClusterNudgeConfig): boolean {
+  const executor = (config: ClusterNudgeConfig) => config.metadata?.annotations?.[EXECUTOR_ANNOTATION];
+  return generationChanged(previous, current) || executor(previous) !== executor(current);
+}
+
+/** The D2 decision reads a ChangeGroup's spec and its phase (active or not). */
+function changeGroupChanged(previous: ClusterChangeGroup, current: ClusterChangeGroup): boolean {
+  return generationChanged(previous, current) || previous.status?.phase !== current.status?.phase;
+}
+
+export const dispatchController: ControllerModule<ControllerSettings> = {
+  name: 'dispatch',
+  leaderOnly: true,
+  setUp({ client, informers, events, registry, logger, cacheSyncTimeoutMs, settings }) {
+    const options = settings.dispatch;
+    // Off unless the manager was given the section (the CLI always gives it; `--nudge-dispatch`
+    // defaults to true): then no cache of build PipelineRuns is even started.
+    if (options?.enabled !== true) return () => Promise.resolve();
+    const problem = options.policy === undefined ? undefined : dispatchPolicyProblem(options.policy);
+    if (problem !== undefined) throw new Error(`dispatch policy: ${problem}`);
+    const builds = informers.informer(PIPELINE_RUNS_KIND, PUSH_BUILD_RUNS_SELECTOR);
+    const components = informers.informer(COMPONENTS_KIND);
+    const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
+    const changeGroups = informers.informer(CHANGE_GROUPS_KIND);
+    // D6 distribution repositories: the ChangeGroup controller's ReleasePlanAdmissionCache probes
+    // and runs this shared informer in the same leadership term; read here, never run twice. Empty
+    // while release-service is absent: then only build repositories are rewritten, as there.
+    const releasePlanAdmissions = informers.informer(RELEASE_PLAN_ADMISSIONS_KIND, { runByCaller: true });
+    const controller = new Controller({
+      reconciler: new DispatchReconciler({
+        client,
+        builds: builds.store,
+        components: components.store,
+        nudgeConfigs: nudgeConfigs.store,
+        changeGroups: new StoreChangeGroupSource(changeGroups.store),
+        releasePlanAdmissions: releasePlanAdmissions.store,
+        executors: options.executors ?? {},
+        defaultExecutor: options.defaultExecutor,
+        ...(options.policy === undefined ? {} : { policy: options.policy }),
+        events,
+        metrics: dispatchMetrics(registry),
+        logger,
+      }),
+      concurrency: options.workers ?? 4,
+      registry,
+      logger,
+      ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+    });
+    controller.watch(builds);
+    // Graph and D2 changes reach builds not yet settled only (a settled build is never fired
+    // from again), and only spec changes, phases and the executor annotation count: a
+    // Component's status moves on every build.
+    const wake = unsettledBuildsOfNamespace(builds.store);
+    controller.watch(nudgeConfigs, { map: wake, updatePredicate: nudgeConfigChanged });
+    controller.watch(components, { map: wake, updatePredicate: generationChanged });
+    controller.watch(changeGroups, { map: wake, updatePredicate: changeGroupChanged });
+    return (signal) =>
+      controller.start(signal).catch((error: unknown) => {
+        // A cluster without Tekton's CRD never syncs the build cache; the other controllers stay up.
+        if (!(error instanceof CacheSyncTimeoutError)) throw error;
+        logger.error({ err: error }, 'dispatcher not running: a cache did not sync');
+      });
+  },
+};

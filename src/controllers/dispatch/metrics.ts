@@ -1,0 +1,39 @@
+// What the dispatcher did (docs/decisions.md D9, N18), for dashboards and alerts: final outcomes per
+// (build, target) by executor, how long fires take, and every failed attempt by reason. Counted
+// when the marker write that records them succeeded, so a write lost to a conflict or a crash is
+// counted by the decision that writes it again, once.
+import type { Counter, Histogram } from 'prom-client';
+import { counter, histogram, type Registry } from '../../runtime/metrics.ts';
+
+/** Final outcomes: the marker's final states (docs/decisions.md N18). */
+export type NudgeOutcome = 'pullRequest' | 'held' | 'failed' | 'skipped';
+
+export interface DispatchMetrics {
+  readonly nudges: Counter<'executor' | 'outcome'>;
+  readonly fireDuration: Histogram<'executor'>;
+  readonly failedAttempts: Counter<'executor' | 'reason'>;
+}
+
+/** A Renovate run is created in well under a second; the direct executor clones and pushes. */
+const FIRE_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function dispatchMetrics(registry: Registry): DispatchMetrics {
+  return {
+    nudges: counter(registry, {
+      name: 'nudger_nudges_total',
+      help: 'Nudges of one target from one build that reached a final outcome (pullRequest, held, failed, skipped), by executor',
+      labelNames: ['executor', 'outcome'],
+    }),
+    fireDuration: histogram(registry, {
+      name: 'nudger_nudge_fire_duration_seconds',
+      help: 'How long one executor call (one attempt to nudge one target) took',
+      labelNames: ['executor'],
+      buckets: FIRE_BUCKETS_SECONDS,
+    }),
+    failedAttempts: counter(registry, {
+      name: 'nudger_nudge_failed_attempts_total',
+      help: 'Attempts to nudge a target that failed (each retry counts), by executor and reason',
+      labelNames: ['executor', 'reason'],
+    }),
+  };
+}

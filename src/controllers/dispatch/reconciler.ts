@@ -1,0 +1,502 @@
+// The dispatcher (ADR 67 "Nudging Flow", docs/decisions.md D9, N18): for one build PipelineRun, read
+// the caches, ask the pure decision (src/domain/nudge/dispatch.ts) and carry out its intents in
+// order, stopping at the first that fails. Level-triggered: the marker on the build is the only
+// memory, every marker write is a compare-and-swap on the resourceVersion the decision read (or
+// the one this reconcile's previous write returned), and a Conflict means "decide again from what
+// is observed", never "write anyway". So two replicas, or a stale cache, can decide the same
+// thing twice, but only one of them gets its write-ahead entry in, and only that one fires.
+import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
+import { isAlreadyExists, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
+import { PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../../adapters/kubernetes/types.ts';
+import { decodePipelineRun } from '../../domain/cluster-objects.ts';
+import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
+import { pipelineRunView } from '../../domain/nudge-pipelinerun.ts';
+import {
+  DISPATCH_EVENT_REASONS,
+  type DispatchExecutor,
+  type DispatchIntent,
+  type EventIntent,
+  type FireIntent,
+  type HoldIntent,
+  type ReportIntent,
+} from '../../domain/nudge/dispatch-intents.ts';
+import {
+  DISPATCH_FINALIZER,
+  DISPATCH_MARKER_ANNOTATION,
+  isFinal,
+  parseMarker,
+  serializeMarker,
+  stateOf,
+  withEntries,
+  type DispatchMarker,
+  type MarkerEntry,
+  type MarkerProblem,
+} from '../../domain/nudge/dispatch-marker.ts';
+import { skippedMessage } from '../../domain/nudge/dispatch-messages.ts';
+import type { DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
+import { decideDispatch, settleFire, type FireResult } from '../../domain/nudge/dispatch.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
+import { describeError, silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
+import { addFinalizer, removeFinalizer } from '../../runtime/status.ts';
+import type { Store } from '../../runtime/store.ts';
+import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
+import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
+import type { FireOutcome, NudgeExecutors, NudgeRequest } from './executor.ts';
+import { dispatchInputOf, executorChoice, EXECUTOR_ANNOTATION, type DispatchCaches } from './inputs.ts';
+import type { DispatchMetrics } from './metrics.ts';
+import { OnceEvents } from './once-events.ts';
+import { prepareFire } from './request.ts';
+
+export interface DispatchReconcilerOptions extends DispatchCaches {
+  readonly client: ObjectClient;
+  /** The executors this manager runs; a namespace choosing one that is missing fails its fires. */
+  readonly executors: NudgeExecutors;
+  /** Used where the NudgeConfig has no `nudger.konflux-ci.dev/executor` annotation. */
+  readonly defaultExecutor: DispatchExecutor;
+  readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
+  readonly policy?: DispatchPolicy;
+  readonly events?: Pick<EventRecorder, 'event'>;
+  readonly metrics?: DispatchMetrics;
+  readonly logger?: RuntimeLogger;
+  /** Milliseconds since the epoch. */
+  readonly now?: () => number;
+  /** Wait before deciding again after a Conflict (the cache catches up meanwhile); default 1 s. */
+  readonly conflictRetryMs?: number;
+}
+
+const FIELD_MANAGER = 'nudger-dispatch';
+const EVENT_COMPONENT = 'nudger-dispatch';
+const DEFAULT_CONFLICT_RETRY_MS = 1000;
+/** Decisions per reconcile: the one made from the cache, and those made after fires settled. */
+const MAX_DECISIONS = 4;
+
+export const DISPATCH_NOTICE_REASONS = {
+  duplicateEdge: 'DuplicateNudgeEdge',
+  unreadableMarker: 'NudgeMarkerUnreadable',
+  settingIgnored: 'NudgeSettingIgnored',
+  unknownExecutor: 'UnknownNudgeExecutor',
+} as const;
+
+/** Ends the carrying out of a decision: the build is gone, or a compare-and-swap lost. */
+class Stop extends Error {
+  readonly requeue: boolean;
+  constructor(requeue: boolean) {
+    super(requeue ? 'compare-and-swap lost' : 'build gone');
+    this.requeue = requeue;
+  }
+}
+
+function markerOf(build: PipelineRun): DispatchMarker | undefined {
+  const text = build.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+  if (text === undefined) return undefined;
+  const reading = parseMarker(text);
+  // Decisions never write over an unreadable marker (decideDispatch returns no write then).
+  if (!reading.ok) throw new Error(`marker of ${build.metadata?.name ?? ''} unreadable: ${reading.problem.message}`);
+  return reading.marker;
+}
+
+/** The API server's answer, read as the informer reads it. */
+function decoded(object: unknown, fallback: PipelineRun): PipelineRun {
+  const reading = decodePipelineRun(object);
+  return reading.ok ? reading.object : fallback;
+}
+
+export class DispatchReconciler implements Reconciler {
+  readonly name = 'dispatch';
+  readonly #o: DispatchReconcilerOptions;
+  readonly #once: OnceEvents;
+  readonly #logger: RuntimeLogger;
+  readonly #now: () => number;
+
+  constructor(options: DispatchReconcilerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#once = new OnceEvents(options.client, EVENT_COMPONENT, this.#now);
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    let build = this.#o.builds.get(key.namespace, key.name);
+    if (build === undefined) return undefined;
+    const nudgeConfig = this.#o.nudgeConfigs.get(key.namespace, NUDGE_CONFIG_NAME);
+    const choice = executorChoice(nudgeConfig, this.#o.defaultExecutor);
+    let requeueAfterMs: number | undefined;
+    try {
+      for (let decisions = 0; decisions < MAX_DECISIONS; decisions += 1) {
+        const input = dispatchInputOf(this.#o, build, choice.executor, this.#now(), this.#o.policy);
+        const decision = decideDispatch(input);
+        if (decision.problem !== undefined) await this.#reportUnreadable(build, decision.problem);
+        if (choice.unknown !== undefined && nudgeConfig !== undefined && decision.intents.some(isFire)) {
+          await this.#tell(nudgeConfig, ['executor', nudgeConfig.metadata?.uid ?? '', choice.unknown], {
+            type: 'Warning',
+            reason: DISPATCH_NOTICE_REASONS.unknownExecutor,
+            message: `annotation ${EXECUTOR_ANNOTATION} ${JSON.stringify(choice.unknown.slice(0, 64))} names no executor (direct, renovate); nudges of this namespace are fired by the ${choice.executor} executor`,
+          });
+        }
+        const carried = await this.#carryOut(build, decision.intents, choice.executor, signal);
+        build = carried.build;
+        if (carried.requeueAfterMs !== undefined) requeueAfterMs = carried.requeueAfterMs;
+        // After fires settle, decide again from the build as written (fresher than the cache):
+        // that releases the finalizer once every target is final.
+        if (!carried.fired) break;
+      }
+    } catch (error) {
+      if (error instanceof Stop) return error.requeue ? { requeueAfterMs: this.#conflictRetryMs() } : undefined;
+      throw error;
+    }
+    return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+  }
+
+  #conflictRetryMs(): number {
+    return this.#o.conflictRetryMs ?? DEFAULT_CONFLICT_RETRY_MS;
+  }
+
+  async #carryOut(
+    start: PipelineRun,
+    intents: readonly DispatchIntent[],
+    executor: DispatchExecutor,
+    signal: AbortSignal,
+  ): Promise<{ build: PipelineRun; fired: boolean; requeueAfterMs?: number }> {
+    let build = start;
+    let fired = false;
+    let requeueAfterMs: number | undefined;
+    for (const intent of intents) {
+      switch (intent.kind) {
+        case 'addFinalizer':
+        case 'removeFinalizer':
+          build = await this.#finalizer(build, intent.kind, signal);
+          break;
+        case 'recordOutcomes':
+          build = await this.#record(build, intent.entries, executor, signal);
+          break;
+        case 'hold':
+          await this.#hold(intent, signal);
+          break;
+        case 'fire':
+          build = await this.#fire(build, intent, signal);
+          fired = true;
+          break;
+        case 'event':
+          this.#event(build, intent);
+          break;
+        case 'report':
+          await this.#report(build, intent);
+          break;
+        case 'scheduleRetry':
+          requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, Math.max(1, intent.afterMs));
+          break;
+      }
+    }
+    return { build, fired, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) };
+  }
+
+  /** A compare-and-swap on `build`'s resourceVersion: one attempt, a Conflict stops the decision. */
+  async #finalizer(
+    build: PipelineRun,
+    kind: 'addFinalizer' | 'removeFinalizer',
+    signal: AbortSignal,
+  ): Promise<PipelineRun> {
+    const change = kind === 'addFinalizer' ? addFinalizer : removeFinalizer;
+    const options = { maxAttempts: 1, signal, fieldManager: FIELD_MANAGER };
+    const written = await change(this.#o.client, PIPELINE_RUNS, build, DISPATCH_FINALIZER, options).catch(
+      (error: unknown) => {
+        if (isConflict(error)) throw new Stop(true);
+        throw error;
+      },
+    );
+    if (written === undefined) throw new Stop(false);
+    return decoded(written, build);
+  }
+
+  /**
+   * Puts `entries` into the marker of `build` and writes it, guarded by `build`'s resourceVersion
+   * (a merge patch carrying metadata.resourceVersion is a compare-and-swap: 409 if it moved).
+   */
+  async #writeMarker(
+    build: PipelineRun,
+    entries: readonly MarkerEntry[],
+    executor: DispatchExecutor,
+    signal: AbortSignal,
+  ): Promise<PipelineRun> {
+    const metadata = build.metadata ?? {};
+    const before = markerOf(build);
+    const after = withEntries(before, entries);
+    const patch = {
+      metadata: {
+        resourceVersion: metadata.resourceVersion,
+        annotations: { [DISPATCH_MARKER_ANNOTATION]: serializeMarker(after) },
+      },
+    };
+    let written: unknown;
+    try {
+      written = await this.#o.client.patch(
+        PIPELINE_RUNS,
+        metadata.namespace ?? '',
+        metadata.name ?? '',
+        'merge',
+        patch,
+        {
+          fieldManager: FIELD_MANAGER,
+          signal,
+        },
+      );
+    } catch (error) {
+      if (isNotFound(error)) throw new Stop(false);
+      throw error;
+    }
+    this.#count(before, entries, executor);
+    return decoded(written, build);
+  }
+
+  async #record(
+    build: PipelineRun,
+    entries: readonly MarkerEntry[],
+    executor: DispatchExecutor,
+    signal: AbortSignal,
+  ): Promise<PipelineRun> {
+    try {
+      return await this.#writeMarker(build, entries, executor, signal);
+    } catch (error) {
+      if (isConflict(error)) throw new Stop(true);
+      throw error;
+    }
+  }
+
+  /** Final outcomes and failed attempts, counted once the write that records them succeeded. */
+  #count(before: DispatchMarker | undefined, entries: readonly MarkerEntry[], executor: DispatchExecutor): void {
+    const metrics = this.#o.metrics;
+    if (metrics === undefined) return;
+    for (const { name, state } of entries) {
+      const previous = stateOf(before, name);
+      if (previous?.kind === 'firing' && (state.kind === 'retry' || state.kind === 'failed')) {
+        metrics.failedAttempts.inc({ executor, reason: state.reason });
+      }
+      if (isFinal(state) && (previous === undefined || !isFinal(previous))) {
+        metrics.nudges.inc({ executor, outcome: state.kind });
+      }
+    }
+  }
+
+  async #hold(intent: HoldIntent, signal: AbortSignal): Promise<void> {
+    const { record } = intent;
+    const run: KubeObject & { spec: Record<string, unknown> } = {
+      apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
+      kind: PIPELINE_RUNS.kind,
+      metadata: {
+        namespace: record.namespace,
+        name: record.name,
+        labels: { ...record.labels },
+        annotations: { ...record.annotations },
+      },
+      // Cancelled at creation, so Tekton never runs it; the reference only satisfies Tekton's
+      // validation (a PipelineRun names a Pipeline or embeds one).
+      spec: { status: 'Cancelled', pipelineRef: { name: 'nudger-held-nudge' } },
+    };
+    try {
+      await this.#o.client.create(PIPELINE_RUNS, run, { fieldManager: FIELD_MANAGER, signal });
+    } catch (error) {
+      // Named from the build and the target: it exists because an earlier attempt made it.
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  async #fire(build: PipelineRun, intent: FireIntent, signal: AbortSignal): Promise<PipelineRun> {
+    const prepared = await prepareFire(this.#o, intent, build, signal);
+    let settled: readonly DispatchIntent[];
+    let notices: FireOutcome['notices'] = [];
+    if (prepared.kind === 'skip') {
+      const message = skippedMessage(
+        { build: intent.build.pipelineRun, component: intent.build.component },
+        intent.target,
+        prepared.state.reason,
+      );
+      settled = [
+        { kind: 'recordOutcomes', entries: [{ name: intent.target, state: prepared.state }] },
+        this.#componentEvent(intent.build.component, 'Normal', DISPATCH_EVENT_REASONS.skipped, message),
+      ];
+    } else {
+      let outcome: FireOutcome;
+      if (prepared.kind === 'fail') outcome = { result: prepared.result };
+      else {
+        await this.#reportSettingProblems(prepared.request.nudged, prepared.request.settingProblems);
+        outcome = await this.#callExecutor(intent, prepared.request, signal);
+      }
+      notices = outcome.notices ?? [];
+      settled = settleFire(intent, outcome.result, this.#now(), this.#o.policy);
+    }
+    let written = build;
+    for (const next of settled) {
+      if (next.kind === 'recordOutcomes') written = await this.#settle(written, intent, next.entries, signal);
+      else if (next.kind === 'event') this.#event(written, next);
+    }
+    // The executor's own reports (a branch edited by a human, a setting its forge cannot honour).
+    const nudging = this.#regarding(written, { kind: 'Component', name: intent.build.component });
+    for (const notice of notices) this.#o.events?.event(nudging, notice.type, notice.reason, notice.message);
+    return written;
+  }
+
+  async #callExecutor(intent: FireIntent, request: NudgeRequest, signal: AbortSignal): Promise<FireOutcome> {
+    const executor = this.#o.executors[intent.executor];
+    if (executor === undefined) {
+      // Never silent: the marker says failed:executor-unavailable and the Event says why.
+      return {
+        result: {
+          ok: false,
+          reason: 'executor-unavailable',
+          message: `this nudger manager runs no ${intent.executor} executor (see --nudge-executor and the NudgeConfig annotation ${EXECUTOR_ANNOTATION})`,
+          permanent: true,
+        },
+      };
+    }
+    const stopTimer = this.#o.metrics?.fireDuration.startTimer({ executor: intent.executor });
+    try {
+      return await executor.fire(request, signal);
+    } catch (error) {
+      // A rejection is a programming error (executor.ts): a failed attempt like any other. Only
+      // the error's class goes into the Event and the marker; its text, which could quote a
+      // response or a URL with credentials, goes to the manager's log alone.
+      this.#logger.error(
+        { controller: this.name, executor: intent.executor, key: intent.key, error: describeError(error) },
+        'executor rejected instead of classifying its failure',
+      );
+      const kind = error instanceof Error ? error.name : typeof error;
+      const result: FireResult = {
+        ok: false,
+        reason: 'executor-error',
+        message: `the ${intent.executor} executor failed unexpectedly (${kind}); the manager's log has the details`,
+      };
+      return { result };
+    } finally {
+      stopTimer?.();
+    }
+  }
+
+  /**
+   * The write that records a fire's result. It is guarded like every marker write, but a Conflict
+   * here is usually someone else's annotation (Tekton Chains signs finished runs): the build is
+   * read again and, if the entry is still the `firing` this reconcile wrote, the result is written
+   * on top of what it reads. If the entry moved on, another decision owns it; deciding again
+   * counts this attempt as interrupted, and the fire is retried with the same idempotency key.
+   */
+  async #settle(
+    build: PipelineRun,
+    intent: FireIntent,
+    entries: readonly MarkerEntry[],
+    signal: AbortSignal,
+  ): Promise<PipelineRun> {
+    try {
+      return await this.#writeMarker(build, entries, intent.executor, signal);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const metadata = build.metadata ?? {};
+    let fresh: PipelineRun;
+    try {
+      fresh = decoded(
+        await this.#o.client.get<KubeObject>(PIPELINE_RUNS, metadata.namespace ?? '', metadata.name ?? '', signal),
+        build,
+      );
+    } catch (error) {
+      if (isNotFound(error)) throw new Stop(false);
+      throw error;
+    }
+    const ours = stateOf(markerOf(build), intent.target);
+    const reading = parseMarker(fresh.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION] ?? '');
+    const theirs = reading.ok ? stateOf(reading.marker, intent.target) : undefined;
+    if (ours === undefined || JSON.stringify(ours) !== JSON.stringify(theirs)) throw new Stop(true);
+    return this.#record(fresh, entries, intent.executor, signal);
+  }
+
+  #componentEvent(
+    name: string,
+    type: EventIntent['type'],
+    reason: EventIntent['reason'],
+    message: string,
+  ): EventIntent {
+    return { kind: 'event', regarding: { kind: 'Component', name }, type, reason, message };
+  }
+
+  /** The object an Event is about: from the cache, else a reference the API server accepts. */
+  #regarding(build: PipelineRun, regarding: EventIntent['regarding']): KubeObject {
+    const namespace = build.metadata?.namespace ?? '';
+    if (regarding.kind === 'PipelineRun') {
+      if (regarding.name === build.metadata?.name) return build;
+      return { apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', metadata: { namespace, name: regarding.name } };
+    }
+    return (
+      this.#o.components.get(namespace, regarding.name) ?? {
+        apiVersion: COMPONENT_API_VERSION,
+        kind: COMPONENT_KIND,
+        metadata: { namespace, name: regarding.name },
+      }
+    );
+  }
+
+  #event(build: PipelineRun, intent: EventIntent): void {
+    this.#o.events?.event(this.#regarding(build, intent.regarding), intent.type, intent.reason, intent.message);
+  }
+
+  /** Told once per edge (src/controllers/dispatch/once-events.ts), on the NudgeConfig. */
+  async #report(build: PipelineRun, intent: ReportIntent): Promise<void> {
+    const namespace = build.metadata?.namespace ?? '';
+    const nudgeConfig = this.#o.nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME);
+    if (nudgeConfig === undefined) return;
+    await this.#tell(nudgeConfig, [intent.finding, namespace, intent.from, intent.to], {
+      type: 'Warning',
+      reason: DISPATCH_NOTICE_REASONS.duplicateEdge,
+      message:
+        `the immediate entry ${intent.from} -> ${intent.to} is also declared in ${intent.declaredAt}: ` +
+        `build-service nudges it too, so ${intent.to} may get two pull requests; remove it from build-nudges-ref`,
+    });
+  }
+
+  /** Once per build resourceVersion: a repaired or edited marker is judged (and told) anew. */
+  async #reportUnreadable(build: PipelineRun, problem: MarkerProblem): Promise<void> {
+    const view = pipelineRunView(build);
+    await this.#tell(build, ['unreadable-marker', view.uid ?? view.name, build.metadata?.resourceVersion ?? ''], {
+      type: 'Warning',
+      reason: DISPATCH_NOTICE_REASONS.unreadableMarker,
+      message:
+        `annotation ${problem.annotation}: ${problem.message}; nothing is nudged from this build until it is ` +
+        'repaired (removing the annotation nudges every target again)',
+    });
+  }
+
+  /**
+   * Each ConfigMap value ignored (docs/decisions.md N15), told once on the nudged Component. Keyed
+   * by the ConfigMap, the key and the message (which quotes the value), not by resourceVersion:
+   * an edit that leaves the value as it was is not a new problem, and a new value is.
+   */
+  async #reportSettingProblems(
+    nudged: KubeObject,
+    problems: readonly { readonly configMap: string; readonly key: string; readonly message: string }[],
+  ): Promise<void> {
+    const namespace = nudged.metadata?.namespace ?? '';
+    for (const problem of problems) {
+      await this.#tell(nudged, ['renovate-setting', namespace, problem.configMap, problem.key, problem.message], {
+        type: 'Warning',
+        reason: DISPATCH_NOTICE_REASONS.settingIgnored,
+        message: problem.message,
+      });
+    }
+  }
+
+  /** Telling is not an effect: a failure is logged and the decision carries on. */
+  async #tell(object: KubeObject, fact: readonly string[], event: Parameters<OnceEvents['tell']>[2]): Promise<void> {
+    try {
+      await this.#once.tell(object, fact, event);
+    } catch (error) {
+      this.#logger.warn(
+        { controller: this.name, reason: event.reason, error: describeError(error) },
+        'could not write event',
+      );
+    }
+  }
+}
+
+function isFire(intent: DispatchIntent): boolean {
+  return intent.kind === 'fire';
+}

@@ -1,0 +1,306 @@
+// The dispatcher's reconciler (docs/decisions.md D9, N18) against an in-memory API server with real
+// compare-and-swap: what it writes to the build, what it creates, what it tells, and that a stale
+// cache or a second replica never fires twice.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
+import { DISPATCH_NOTICE_REASONS, DispatchReconciler } from '../../src/controllers/dispatch/reconciler.ts';
+import { EXECUTOR_ANNOTATION } from '../../src/controllers/dispatch/inputs.ts';
+import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
+import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
+import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
+import { BUILD, NS, T0, bundleX, changeGroup, nudgeConfig, operandA, setup } from './dispatch-env.ts';
+
+const markerOf = (object: KubeObject | undefined) => object?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+const finalizersOf = (object: KubeObject | undefined) => object?.metadata?.finalizers ?? [];
+
+async function metric(registry: ReturnType<typeof setup>['registry'], name: string): Promise<string> {
+  const text = await registry.metrics();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name))
+    .join('\n');
+}
+
+describe('DispatchReconciler', () => {
+  it('fires a verified push build once: finalizer, write-ahead, pullRequest, finalizer released', async () => {
+    const env = setup();
+    await env.addBuild();
+    await env.reconcile();
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    assert.equal(direct.requests.length, 1);
+    const [request] = direct.requests;
+    assert.equal(request.nudged.metadata?.name, 'bundle-x');
+    assert.equal(request.nudging.metadata?.name, 'operand-a');
+    assert.equal(request.build.digest, `sha256:${'3'.repeat(64)}`);
+    assert.equal(request.attempt, 1);
+    assert.equal(request.simpleBranch, false);
+    assert.equal(request.settings.configMap, undefined);
+    assert.ok(request.fileMatch.length > 0, 'the default fileMatch applies');
+    // One reconcile: decided again after the fire settled, which released the finalizer.
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+    const patches = env.client.calls.filter((c) => c.verb === 'patch').map((c) => JSON.stringify(c.body));
+    assert.equal(patches.length, 4, 'add finalizer, firing, pullRequest, remove finalizer');
+    assert.match(patches[0] ?? '', new RegExp(DISPATCH_FINALIZER));
+    assert.match(patches[1] ?? '', /bundle-x=firing:1:20250115T103000Z/);
+    assert.ok(
+      patches.every((p) => p.includes('"resourceVersion"')),
+      'every write is a compare-and-swap',
+    );
+    assert.deepEqual(
+      env.events.map((e) => [e.name, e.reason]),
+      [['operand-a', 'ComponentNudged']],
+    );
+    assert.match(await metric(env.registry, 'nudger_nudges_total'), /executor="direct",outcome="pullRequest"} 1/);
+
+    // Level-triggered: deciding again from the settled build does nothing.
+    env.sync();
+    const before = env.client.calls.length;
+    await env.settle();
+    assert.equal(env.client.calls.length, before);
+    assert.equal(direct.requests.length, 1);
+  });
+
+  it('never fires from a stale cache: the write-ahead loses its compare-and-swap and the key is requeued', async () => {
+    const env = setup();
+    await env.addBuild();
+    const stale = env.builds.get(NS, BUILD);
+    await env.reconcile();
+    assert.ok(stale !== undefined);
+    // The cache still holds the build as it was before the first reconcile (a second replica's view).
+    env.builds.upsert(stale);
+    const result = await env.reconcile();
+    assert.equal(env.executors.direct?.requests.length, 1);
+    assert.ok((result?.requeueAfterMs ?? 0) > 0);
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest');
+  });
+
+  it('a cache that trails the marker write (finalizer already on) decides again instead of firing again', async () => {
+    const env = setup();
+    await env.addBuild();
+    await env.client.patch(PIPELINE_RUNS, NS, BUILD, 'merge', { metadata: { finalizers: [DISPATCH_FINALIZER] } });
+    const stale = env.sync();
+    await env.reconcile();
+    assert.ok(stale !== undefined);
+    env.builds.upsert(stale);
+    const result = await env.reconcile();
+    assert.equal(env.executors.direct?.requests.length, 1, 'the marker write is a compare-and-swap');
+    assert.ok((result?.requeueAfterMs ?? 0) > 0);
+  });
+
+  it('two replicas deciding from the same cache fire once', async () => {
+    const env = setup();
+    await env.addBuild();
+    const second = setup();
+    // The second replica's reconciler over the first one's API server and cache.
+    const rival = new DispatchReconciler({
+      client: env.client,
+      builds: env.builds,
+      components: env.components,
+      nudgeConfigs: env.nudgeConfigs,
+      changeGroups: { inNamespace: () => [] },
+      executors: second.executors,
+      defaultExecutor: 'direct',
+      now: () => T0,
+    });
+    const signal = new AbortController().signal;
+    await Promise.all([env.reconcile(), rival.reconcile({ namespace: NS, name: BUILD }, signal)]);
+    const calls = (env.executors.direct?.requests.length ?? 0) + (second.executors.direct?.requests.length ?? 0);
+    assert.equal(calls, 1);
+  });
+
+  it('a missing executor fails the nudge for good, with an Event, and releases the build', async () => {
+    const env = setup({ executors: [] });
+    await env.addBuild();
+    await env.settle();
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=failed:executor-unavailable');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+    const failed = env.events.find((e) => e.reason === 'ComponentNudgeFailed');
+    assert.match(failed?.message ?? '', /runs no direct executor/);
+  });
+
+  it('the NudgeConfig annotation picks the executor; an unknown one falls back to the default, told once', async () => {
+    const env = setup({ executors: ['direct', 'renovate'] });
+    env.nudgeConfigs.upsert(nudgeConfig({ [EXECUTOR_ANNOTATION]: 'renovate' }));
+    await env.addBuild();
+    await env.settle();
+    assert.equal(env.executors.renovate?.requests.length, 1);
+    assert.equal(env.executors.direct?.requests.length, 0);
+
+    const other = setup();
+    other.nudgeConfigs.upsert(nudgeConfig({ [EXECUTOR_ANNOTATION]: 'Renovate' }));
+    await other.addBuild();
+    await other.addBuild({
+      name: 'operand-a-on-push-second',
+      createdAt: '2025-01-15T10:25:00Z',
+      digest: `sha256:${'4'.repeat(64)}`,
+    });
+    await other.settle();
+    await other.settle('operand-a-on-push-second');
+    assert.equal(other.executors.direct?.requests.length, 1, 'the newer build fires; the older is superseded');
+    const told = other.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.unknownExecutor);
+    assert.equal(told.length, 1);
+    assert.match(told[0].message, /"Renovate" names no executor/);
+  });
+
+  it('a rejecting executor is a failed attempt classified executor-error, its text kept out of the Event', async () => {
+    const env = setup();
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    direct.answer = () => Promise.reject(new TypeError('cannot read https://user:ghp_secret@forge.example'));
+    await env.addBuild();
+    const result = await env.reconcile();
+    assert.match(markerOf(env.stored()) ?? '', /^v1 bundle-x=retry:1:20250115T103100Z:executor-error$/);
+    assert.deepEqual(finalizersOf(env.stored()), [DISPATCH_FINALIZER], 'held until the retries are done');
+    assert.equal(result?.requeueAfterMs, 60_000);
+    const failed = env.events.find((e) => e.reason === 'ComponentNudgeFailed');
+    assert.match(failed?.message ?? '', /TypeError/);
+    assert.doesNotMatch(JSON.stringify(env.events), /ghp_secret/);
+    assert.match(
+      await metric(env.registry, 'nudger_nudge_failed_attempts_total'),
+      /executor="direct",reason="executor-error"} 1/,
+    );
+
+    // The retry falls due: the same key, attempt 2, and then it succeeds.
+    direct.answer = () => Promise.resolve({ result: { ok: true } });
+    env.sync();
+    env.setNow(T0 + 61_000);
+    await env.settle();
+    assert.deepEqual(
+      direct.requests.map((r) => [r.attempt, r.key]),
+      [
+        [1, direct.requests[0]?.key],
+        [2, direct.requests[0]?.key],
+      ],
+    );
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+  });
+
+  it('an attempt found started but never recorded counts as interrupted and is retried with the same key', async () => {
+    const env = setup();
+    await env.addBuild({
+      annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v1 bundle-x=firing:1:20250115T102900Z' },
+    });
+    const result = await env.reconcile();
+    assert.equal(env.executors.direct?.requests.length, 0);
+    assert.match(markerOf(env.stored()) ?? '', /bundle-x=retry:1:\d{8}T\d{6}Z:interrupted/);
+    assert.ok((result?.requeueAfterMs ?? 0) > 0);
+  });
+
+  it('a target an active ChangeGroup holds gets the held-nudge record, never a fire', async () => {
+    const env = setup();
+    env.changeGroups.upsert(changeGroup());
+    await env.addBuild();
+    await env.settle();
+    assert.equal(env.executors.direct?.requests.length, 0);
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=held:bundle-x-update');
+    const records = [...env.client.objects.values()].filter(
+      (o) => o.metadata?.annotations?.[DISPATCHED_FROM_ANNOTATION] === BUILD,
+    ) as (KubeObject & { spec?: { status?: string } })[];
+    assert.equal(records.length, 1);
+    assert.equal(records[0].spec?.status, 'Cancelled');
+    assert.equal(records[0].metadata?.annotations?.[HELD_TARGETS_ANNOTATION], 'bundle-x=bundle-x-update');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+  });
+
+  it('a hold whose record already exists (a crash after the create) completes', async () => {
+    const env = setup();
+    env.changeGroups.upsert(changeGroup());
+    await env.addBuild({ annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v1 bundle-x=holding:bundle-x-update' } });
+    await env.settle();
+    await env.client.patch(PIPELINE_RUNS, NS, BUILD, 'merge', {
+      metadata: { annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v1 bundle-x=holding:bundle-x-update' } },
+    });
+    env.sync();
+    await env.settle();
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=held:bundle-x-update');
+  });
+
+  it('an unreadable marker fires and writes nothing, and is told once per resourceVersion', async () => {
+    const env = setup();
+    await env.addBuild({ annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v2 bundle-x=pullRequest' } });
+    await env.reconcile();
+    await env.reconcile();
+    assert.equal(env.executors.direct?.requests.length, 0);
+    assert.equal(markerOf(env.stored()), 'v2 bundle-x=pullRequest');
+    const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.unreadableMarker);
+    assert.equal(told.length, 1);
+    assert.equal(told[0].involvedObject.name, BUILD);
+  });
+
+  it('an edge build-nudges-ref declares too is reported once on the NudgeConfig, across builds', async () => {
+    const env = setup();
+    env.components.upsert(operandA({ 'build-nudges-ref': ['bundle-x'] }));
+    await env.addBuild();
+    await env.settle();
+    await env.addBuild({ name: 'operand-a-on-push-newer', createdAt: '2025-01-15T10:40:00Z' });
+    await env.settle('operand-a-on-push-newer');
+    const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.duplicateEdge);
+    assert.equal(told.length, 1);
+    assert.equal(told[0].involvedObject.kind, 'NudgeConfig');
+    assert.match(told[0].message, /operand-a -> bundle-x .*build-nudges-ref/);
+  });
+
+  it('reads the Renovate ConfigMap in force per fire and tells each ignored value once', async () => {
+    const env = setup();
+    env.components.upsert(bundleX({ 'build.appstudio.openshift.io/nudge_renovate_config_map': 'bundle-renovate' }));
+    env.components.upsert(operandA({}, { 'build.appstudio.openshift.io/build-nudge-simple-branch': 'true' }));
+    await env.putConfigMap('namespace-wide-nudging-renovate-config', { labels: 'wide' });
+    await env.putConfigMap('bundle-renovate', { labels: 'mine', automerge: 'yes', fileMatch: 'deploy/.*\\.yaml' });
+    await env.addBuild();
+    await env.settle();
+    await env.addBuild({ name: 'operand-a-on-push-newer', createdAt: '2025-01-15T10:40:00Z' });
+    await env.settle('operand-a-on-push-newer');
+    const [request] = env.executors.direct?.requests ?? [];
+    assert.ok(request !== undefined);
+    assert.equal(request.settings.configMap, 'bundle-renovate');
+    assert.deepEqual(request.settings.labels, ['mine']);
+    assert.deepEqual(request.fileMatch, ['deploy/.*\\.yaml']);
+    assert.equal(request.simpleBranch, true);
+    assert.equal(request.settingProblems.length, 1);
+    const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.settingIgnored);
+    assert.equal(told.length, 1, 'once, not once per build');
+    assert.equal(told[0].involvedObject.name, 'bundle-x');
+    assert.match(told[0].message, /ConfigMap bundle-renovate key automerge/);
+  });
+
+  it('a failed build fires nothing; a namespace without a NudgeConfig is left alone', async () => {
+    const failed = setup();
+    await failed.addBuild({ succeeded: 'False' });
+    await failed.settle();
+    assert.equal(failed.executors.direct?.requests.length, 0);
+    assert.equal(markerOf(failed.stored()), 'v1 *=skipped:not-succeeded');
+    assert.deepEqual(finalizersOf(failed.stored()), []);
+
+    const alone = setup();
+    alone.nudgeConfigs.remove(`${NS}/nudge-config`);
+    await alone.addBuild();
+    await alone.settle();
+    assert.equal(alone.executors.direct?.requests.length, 0);
+    assert.equal(markerOf(alone.stored()), undefined);
+    assert.deepEqual(finalizersOf(alone.stored()), []);
+    assert.equal(alone.client.calls.filter((c) => c.verb !== 'get').length, 1, 'only the test created the build');
+  });
+
+  it('a target whose Component vanished between the decision and the fire is skipped, not fired', async () => {
+    const env = setup();
+    await env.addBuild();
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    // Decide with bundle-x present, then lose it before the fire: remove it as the patch lands.
+    const original = env.client.patch.bind(env.client);
+    env.client.patch = (async (...args: Parameters<typeof original>) => {
+      const written = await original(...args);
+      if (JSON.stringify(args[4]).includes('firing')) env.components.remove(`${NS}/bundle-x`);
+      return written;
+    }) as typeof env.client.patch;
+    await env.reconcile();
+    assert.equal(direct.requests.length, 0);
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=skipped:target-not-found');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+  });
+});
