@@ -8,6 +8,12 @@
 // the component whose mode is immediate; `validated` edges produce no nudge upstream), else
 // build-service's (`spec.build-nudges-ref`). Targets without a Component are skipped, as upstream.
 // One nudge PipelineRun covers every target, named as integration-service names it.
+//
+// When nudger dispatches (ADR 67, the sandbox's default), this stand-in records the build only:
+// no nudge PipelineRun and no integration-service marker, so nudger's dispatcher is the one that
+// nudges. When it nudges itself, the build carries integration-service's marker before it
+// succeeds, so a dispatcher watching the same namespace sees a build already nudged from and
+// leaves it alone (docs/decisions.md D9) instead of racing the stand-in.
 import { createHash } from 'node:crypto';
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
 import { COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
@@ -29,6 +35,7 @@ import {
   PIPELINE_TYPE_LABEL,
   TARGET_BRANCH_ANNOTATION,
 } from '../domain/nudge-pipelinerun.ts';
+import { BUILD_NUDGE_FILES_ANNOTATION } from '../domain/digest-rewrite/index.ts';
 import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
@@ -75,6 +82,15 @@ export interface RecordBuildInput {
   readonly commit?: string;
   /** The pushed branch; default: the Component's `spec.source.git.revision`, else `main`. */
   readonly branch?: string;
+  /**
+   * Whether build-service/integration-service nudge from this build (the nudge PipelineRun and
+   * integration-service's marker). False when nudger's dispatcher does. Default true.
+   */
+  readonly nudge?: boolean;
+  /** The build's `build-nudge-files` annotation: comma-separated regexes; absent = none. */
+  readonly nudgeFiles?: string;
+  /** False: the build fails (Succeeded=False, no image results, no promotion, no nudge). Default true. */
+  readonly succeeded?: boolean;
 }
 
 export interface NudgeRunRecord {
@@ -91,9 +107,11 @@ export interface RecordedBuild {
   readonly pipelineRun: string;
   /** IMAGE_URL: `<repository>:<tag>`. */
   readonly imageUrl: string;
+  /** The image digest; for a failed build, the one it would have pushed (never published). */
   readonly digest: string;
   readonly commit: string;
-  /** Absent when the component nudges nothing (or no target exists). */
+  readonly succeeded: boolean;
+  /** Absent when the component nudges nothing (or no target exists), or this stand-in does not nudge. */
   readonly nudge?: NudgeRunRecord;
 }
 
@@ -167,9 +185,9 @@ export class KonfluxStandIn {
   }
 
   /**
-   * A succeeded push build of `input.component`, the Component's promotion (status.lastPromotedImage
-   * and lastBuiltCommit, as integration-service's immediate GCL update writes them), and the nudge
-   * PipelineRun for its targets.
+   * A finished push build of `input.component`: when it succeeded, the Component's promotion
+   * (status.lastPromotedImage and lastBuiltCommit, as integration-service's immediate GCL update
+   * writes them) and, unless `input.nudge` is false, the nudge PipelineRun for its targets.
    */
   async recordBuild(input: RecordBuildInput): Promise<RecordedBuild> {
     const { namespace, component: name } = input;
@@ -199,7 +217,26 @@ export class KonfluxStandIn {
     const gitUrl = stringOr(component.spec?.source?.git?.url, '');
     const branch = input.branch ?? stringOr(component.spec?.source?.git?.revision, 'main');
 
-    const build = await this.#createBuild({ namespace, name, application, gitUrl, branch, commit, repository });
+    const succeeded = input.succeeded ?? true;
+    const nudges = (input.nudge ?? true) && succeeded;
+    // integration-service's marker goes on before the build succeeds: see the header.
+    const targets = nudges ? await this.#nudgeTargets(namespace, name, component) : [];
+    const annotations: Record<string, string> = {
+      ...(input.nudgeFiles === undefined ? {} : { [BUILD_NUDGE_FILES_ANNOTATION]: input.nudgeFiles }),
+      ...(nudges
+        ? { [IS_NUDGE_PROCESSED_ANNOTATION]: targets.length > 0 ? targets.join(',') : 'no-matching-edges' }
+        : {}),
+    };
+    const build = await this.#createBuild({
+      namespace,
+      name,
+      application,
+      gitUrl,
+      branch,
+      commit,
+      repository,
+      annotations,
+    });
     const buildName = build.metadata?.name ?? '';
     const started = this.#now().toISOString();
     await this.#client.patchStatus(PIPELINE_RUNS, namespace, buildName, 'merge', {
@@ -207,27 +244,39 @@ export class KonfluxStandIn {
         startTime: started,
         completionTime: started,
         conditions: [
-          {
-            type: 'Succeeded',
-            status: 'True',
-            reason: 'Succeeded',
-            message: 'Tasks Completed: 1 (Failed: 0, Cancelled 0), Skipped: 0',
-            lastTransitionTime: started,
-          },
+          succeeded
+            ? {
+                type: 'Succeeded',
+                status: 'True',
+                reason: 'Succeeded',
+                message: 'Tasks Completed: 1 (Failed: 0, Cancelled 0), Skipped: 0',
+                lastTransitionTime: started,
+              }
+            : {
+                type: 'Succeeded',
+                status: 'False',
+                reason: 'Failed',
+                message: 'Tasks Completed: 1 (Failed: 1, Cancelled 0), Skipped: 0',
+                lastTransitionTime: started,
+              },
         ],
-        results: [
-          { name: IMAGE_URL_RESULT, value: imageUrl },
-          { name: IMAGE_DIGEST_RESULT, value: digest },
-          { name: 'CHAINS-GIT_URL', value: gitUrl },
-          { name: 'CHAINS-GIT_COMMIT', value: commit },
-        ],
+        // A failed build pushed no image: Tekton records no results of the tasks that did not finish.
+        results: succeeded
+          ? [
+              { name: IMAGE_URL_RESULT, value: imageUrl },
+              { name: IMAGE_DIGEST_RESULT, value: digest },
+              { name: 'CHAINS-GIT_URL', value: gitUrl },
+              { name: 'CHAINS-GIT_COMMIT', value: commit },
+            ]
+          : [],
       },
     });
-    await this.#client.patchStatus(COMPONENTS, namespace, name, 'merge', {
-      status: { lastPromotedImage: `${repository}@${digest}`, lastBuiltCommit: commit },
-    });
+    if (succeeded) {
+      await this.#client.patchStatus(COMPONENTS, namespace, name, 'merge', {
+        status: { lastPromotedImage: `${repository}@${digest}`, lastBuiltCommit: commit },
+      });
+    }
 
-    const targets = await this.#nudgeTargets(namespace, name, component);
     let nudge: NudgeRunRecord | undefined;
     if (targets.length > 0) {
       const link = build.metadata?.annotations?.[REPO_AT_SHA_ANNOTATION] ?? '';
@@ -241,11 +290,6 @@ export class KonfluxStandIn {
         link,
       );
     }
-    await this.#client.patch(PIPELINE_RUNS, namespace, buildName, 'merge', {
-      metadata: {
-        annotations: { [IS_NUDGE_PROCESSED_ANNOTATION]: targets.length > 0 ? targets.join(',') : 'no-matching-edges' },
-      },
-    });
     const recorded: RecordedBuild = {
       namespace,
       component: name,
@@ -253,6 +297,7 @@ export class KonfluxStandIn {
       imageUrl,
       digest,
       commit,
+      succeeded,
       ...(nudge === undefined ? {} : { nudge }),
     };
     this.#builds.push(recorded);
@@ -267,6 +312,7 @@ export class KonfluxStandIn {
     branch: string;
     commit: string;
     repository: string;
+    annotations: Readonly<Record<string, string>>;
   }): Promise<KubeObject> {
     const link = `${build.gitUrl}?rev=${build.commit}`;
     const object = {
@@ -292,6 +338,7 @@ export class KonfluxStandIn {
           [COMMIT_SHA_ANNOTATION]: build.commit,
           [REPO_AT_SHA_ANNOTATION]: link,
           'pipelinesascode.tekton.dev/max-keep-runs': '3',
+          ...build.annotations,
         },
       },
       spec: {

@@ -3,6 +3,9 @@
 // human actions on the pull requests), lets the system settle, and reads back what happened.
 // Builds are played back to back, as real builds arrive; the system settles before each human
 // action and at the end, so those act on a pull request that reflects every build before them.
+// When nudger dispatches (nudgedBy: nudger), each build waits until the dispatcher has settled it
+// (its done-marker final for every target) before the next step: the dispatcher is the system
+// under test, so what it did with one build is never blurred by the next.
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
@@ -11,6 +14,7 @@ import { localGitRun } from '../adapters/git/plumbing.ts';
 import {
   CHANGE_GROUPS,
   COMPONENTS,
+  CONFIG_MAPS,
   NAMESPACES,
   NUDGE_CONFIGS,
   PIPELINE_RUNS,
@@ -18,11 +22,14 @@ import {
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { parseTimeout } from '../domain/changegroup/duration.ts';
 import { isTerminalPhase } from '../domain/changegroup/model.ts';
+import { DISPATCH_MARKER_ANNOTATION } from '../domain/nudge/dispatch-marker.ts';
+import { nudgeBranch } from '../domain/nudge/pull-request-text.ts';
 import { BUILD_NOW_LABEL, REBASE_LABEL } from '../domain/pr-description/index.ts';
 import type { ChangeGroupStatus } from '../schema/changegroup.ts';
 import type { SandboxEnvironment } from './environment.ts';
+import { dispatchSettled, MarkerReadError, nudgesOfBuild, type ObservedBuild } from './scenario/nudges.ts';
 import { scenarioObjects, type ScenarioObjects } from './scenario/objects.ts';
-import type { ChangeGroupResult, SandboxResult } from './scenario/result.ts';
+import type { ChangeGroupResult, NudgeResult, RepositoryPullRequestResult, SandboxResult } from './scenario/result.ts';
 import type { Scenario, ScenarioStep } from './scenario/schema.ts';
 import { NAMESPACE_NAME_LABEL } from './webhooks.ts';
 
@@ -40,6 +47,27 @@ export class SandboxSettleError extends Error {
     super(`sandbox namespace ${namespace} did not settle within ${String(timeoutMs / 1000)} s: ${detail}`);
     this.namespace = namespace;
   }
+}
+
+/** nudger's dispatcher did not settle a build in time, or left a marker it cannot read itself. */
+export class SandboxDispatchError extends Error {
+  override readonly name = 'SandboxDispatchError';
+  readonly namespace: string;
+  /** The build PipelineRun's name. */
+  readonly build: string;
+  constructor(namespace: string, build: string, detail: string, options?: ErrorOptions) {
+    super(`nudger's dispatcher did not settle build PipelineRun ${namespace}/${build}: ${detail}`, options);
+    this.namespace = namespace;
+    this.build = build;
+  }
+}
+
+/** One build this player recorded. */
+interface PlayedBuild {
+  readonly name: string;
+  readonly component: string;
+  readonly digest: string;
+  readonly succeeded: boolean;
 }
 
 const HUMAN = { name: 'A Human', email: 'human@example.com' };
@@ -61,6 +89,7 @@ export class ScenarioPlayer {
   readonly #lastBuildAt = new Map<string, number>();
   readonly #workspaces: GitWorkspaces;
   readonly #nudgedComponents: readonly string[];
+  readonly #builds: PlayedBuild[] = [];
 
   constructor(env: SandboxEnvironment, scenario: Scenario, options: PlayOptions = {}) {
     this.#env = env;
@@ -91,6 +120,7 @@ export class ScenarioPlayer {
       this.#repos.set(seed.component, repo);
       pac.watch(repo, seed.component);
     }
+    for (const configMap of this.#objects.configMaps) await client.create(CONFIG_MAPS, configMap);
     for (const component of this.#objects.components) await client.create(COMPONENTS, component);
     if ((this.#objects.nudgeConfig.spec?.nudges ?? []).length > 0) {
       await client.create(NUDGE_CONFIGS, this.#objects.nudgeConfig);
@@ -114,12 +144,23 @@ export class ScenarioPlayer {
     if ('build' in step) {
       const last = this.#lastBuildAt.get(step.build);
       if (last !== undefined) await sleep(Math.max(0, last + TIMESTAMP_RESOLUTION_MS - Date.now()));
-      await this.#env.konflux.recordBuild({
+      const recorded = await this.#env.konflux.recordBuild({
         namespace: this.namespace,
         component: step.build,
+        nudge: this.#scenario.nudgedBy === 'build-service',
         ...(step.digest === undefined ? {} : { digest: step.digest }),
+        ...(step.nudgeFiles === undefined ? {} : { nudgeFiles: step.nudgeFiles }),
+        ...(step.succeeded === undefined ? {} : { succeeded: step.succeeded }),
       });
       this.#lastBuildAt.set(step.build, Date.now());
+      const played = {
+        name: recorded.pipelineRun,
+        component: step.build,
+        digest: recorded.digest,
+        succeeded: recorded.succeeded,
+      };
+      this.#builds.push(played);
+      await this.#awaitDispatch(played);
     } else if ('wait' in step) {
       const parsed = parseTimeout(step.wait);
       await sleep(parsed.ok ? parsed.milliseconds : 0);
@@ -134,12 +175,62 @@ export class ScenarioPlayer {
     } else if ('tickBuildNow' in step) {
       await this.#tick(step.tickBuildNow, BUILD_NOW_LABEL);
     } else if ('humanCommit' in step) {
-      await this.#humanCommit(step.humanCommit, step.files, step.message);
+      const { repo, headBranch } = await this.#pullRequestOf(step.humanCommit);
+      await this.#humanCommit(repo, headBranch, step.files, step.message);
+    } else if ('mergeNudgePullRequest' in step) {
+      const { from, to } = step.mergeNudgePullRequest;
+      const { repo, number } = await this.#nudgePullRequest(from, to);
+      await this.#env.forge.merge(repo, number);
+    } else if ('humanCommitOnNudge' in step) {
+      const { from, to } = step.humanCommitOnNudge;
+      const { repo, headBranch } = await this.#nudgePullRequest(from, to);
+      await this.#humanCommit(repo, headBranch, step.files, step.message);
     } else {
       await this.#removeNudgingComponent(
         step.removeNudgingComponent.changeGroup,
         step.removeNudgingComponent.component,
       );
+    }
+  }
+
+  /** The scenario's targets of `component` when nudger dispatches its builds; [] otherwise. */
+  #dispatchTargets(component: string): readonly string[] {
+    if (this.#scenario.nudgedBy !== 'nudger') return [];
+    return this.#scenario.components.find((c) => c.name === component)?.nudges ?? [];
+  }
+
+  /** Whether the dispatcher has settled `build`; its marker text (or undefined) for messages. */
+  async #dispatchState(build: PlayedBuild): Promise<{ settled: boolean; marker: string | undefined }> {
+    const run = await this.#env.client.get(PIPELINE_RUNS, this.namespace, build.name);
+    const marker = run.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+    try {
+      return { settled: dispatchSettled(build.name, this.#dispatchTargets(build.component), marker), marker };
+    } catch (error) {
+      if (!(error instanceof MarkerReadError)) throw error;
+      // The dispatcher never rewrites a marker it cannot read (docs/decisions.md N18): waiting is pointless.
+      throw new SandboxDispatchError(this.namespace, build.name, error.message, { cause: error });
+    }
+  }
+
+  /** Waits until the dispatcher has settled `build` (when nudger dispatches and it has targets). */
+  async #awaitDispatch(build: PlayedBuild): Promise<void> {
+    if (this.#dispatchTargets(build.component).length === 0) return;
+    const timeoutMs = this.#options.settleTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    let state = await this.#dispatchState(build);
+    while (!state.settled) {
+      if (Date.now() >= deadline) {
+        const seconds = String(timeoutMs / 1000);
+        throw new SandboxDispatchError(
+          this.namespace,
+          build.name,
+          state.marker === undefined
+            ? `no ${DISPATCH_MARKER_ANNOTATION} annotation within ${seconds} s (is the dispatch controller running?)`
+            : `${DISPATCH_MARKER_ANNOTATION} is still ${JSON.stringify(state.marker)} after ${seconds} s`,
+        );
+      }
+      await sleep(this.#env.pollIntervalMs);
+      state = await this.#dispatchState(build);
     }
   }
 
@@ -164,12 +255,35 @@ export class ScenarioPlayer {
     await this.#env.forge.updatePullRequest(repo, number, { body });
   }
 
+  /** The nudge branch of the edge: build-service's name, which both executors use (D9). */
+  #nudgeBranch(from: string, to: string): string {
+    const simpleBranch = this.#scenario.components.find((c) => c.name === from)?.simpleBranch ?? false;
+    return nudgeBranch(to, from, simpleBranch);
+  }
+
+  /** The open nudge pull request `from` opened on `to`'s repository. */
+  async #nudgePullRequest(
+    from: string,
+    to: string,
+  ): Promise<{ repo: RepositoryRef; number: number; headBranch: string }> {
+    const repo = this.#repos.get(to);
+    const branch = this.#nudgeBranch(from, to);
+    const pr = repo === undefined ? undefined : await this.#env.forge.findPullRequestByHeadBranch(repo, branch);
+    if (repo === undefined || pr?.state !== 'open') {
+      throw new Error(
+        `no open nudge pull request from ${from} on ${this.namespace}/${to} (branch ${branch}) to act on` +
+          (pr === undefined ? '' : `: #${String(pr.number)} is ${pr.state}`),
+      );
+    }
+    return { repo, number: pr.number, headBranch: pr.headBranch };
+  }
+
   async #humanCommit(
-    changeGroup: string,
+    repo: RepositoryRef,
+    headBranch: string,
     files: Readonly<Record<string, string>> | undefined,
     message?: string,
   ): Promise<void> {
-    const { repo, headBranch } = await this.#pullRequestOf(changeGroup);
     const checkout = await this.#workspaces.prepareBase(this.#env.forge.cloneUrl(repo), headBranch);
     const commit = await checkout.commitOnBase({
       files: Object.entries(files ?? { 'HUMAN.md': 'A change made by hand.\n' }).map(([path, text]) => ({
@@ -240,12 +354,28 @@ export class ScenarioPlayer {
         cg.status?.observedGeneration !== cg.metadata?.generation &&
         !isTerminalPhase(cg.status?.phase ?? 'Initialized'),
     );
+    const undispatched = this.#builds.find((build) => {
+      const targets = this.#dispatchTargets(build.component);
+      if (targets.length === 0) return false;
+      const marker = runs.find((run) => run.metadata?.name === build.name)?.metadata?.annotations?.[
+        DISPATCH_MARKER_ANNOTATION
+      ];
+      try {
+        return !dispatchSettled(build.name, targets, marker);
+      } catch (error) {
+        if (error instanceof MarkerReadError)
+          throw new SandboxDispatchError(this.namespace, build.name, error.message, { cause: error });
+        throw error;
+      }
+    });
     const pending =
       unfinished !== undefined
         ? `PipelineRun ${unfinished.metadata?.name ?? ''} has not finished`
         : lagging !== undefined
           ? `ChangeGroup ${lagging.metadata?.name ?? ''} has not caught up with its spec`
-          : undefined;
+          : undispatched !== undefined
+            ? `build PipelineRun ${undispatched.name} has not been settled by nudger's dispatcher`
+            : undefined;
     const signature = JSON.stringify([
       runs.map((r) => r.metadata?.resourceVersion),
       changeGroups.map((c) => c.metadata?.resourceVersion),
@@ -304,7 +434,61 @@ export class ScenarioPlayer {
         (await forge.branchHead(repo, this.#scenario.components.find((c) => c.name === name)?.gitRevision ?? 'main'));
       if (revision !== undefined) files[name] = await this.#files(repo, revision);
     }
-    return { changeGroups, builds, files };
+    return { changeGroups, builds, files, pullRequests: await this.#pullRequests(), nudges: await this.#nudges() };
+  }
+
+  /** Every pull request on every repository of the scenario, by component in scenario order. */
+  async #pullRequests(): Promise<RepositoryPullRequestResult[]> {
+    const { forge } = this.#env;
+    const out: RepositoryPullRequestResult[] = [];
+    for (const component of this.#scenario.components) {
+      const repo = this.#repos.get(component.name);
+      if (repo === undefined) continue;
+      for (const pr of await forge.listPullRequests(repo)) {
+        out.push({
+          repository: component.name,
+          url: pr.url,
+          branch: pr.headBranch,
+          title: pr.title,
+          state: pr.state,
+          draft: pr.draft,
+          labels: labelsOf(pr),
+          headCommitMessage: await this.#commitMessage(repo, pr.headSha),
+          commits: (await forge.listCommits(repo, pr.number)).length,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** What nudger's dispatcher recorded on each build of this scenario, in build order. */
+  async #nudges(): Promise<NudgeResult[]> {
+    if (this.#scenario.nudgedBy !== 'nudger') return [];
+    const urls = new Map<string, string | null>();
+    for (const component of this.#scenario.components) {
+      for (const to of component.nudges) {
+        const repo = this.#repos.get(to);
+        const pr =
+          repo === undefined
+            ? undefined
+            : await this.#env.forge.findPullRequestByHeadBranch(repo, this.#nudgeBranch(component.name, to));
+        urls.set(`${component.name} ${to}`, pr?.url ?? null);
+      }
+    }
+    const runs = (await this.#env.client.list(PIPELINE_RUNS, { namespace: this.namespace })).items;
+    const executor = this.#scenario.executor ?? 'direct';
+    return this.#builds.flatMap((build) => {
+      const observed: ObservedBuild = {
+        build: build.name,
+        component: build.component,
+        digest: build.succeeded ? build.digest : null,
+        targets: this.#dispatchTargets(build.component),
+        marker: runs.find((run) => run.metadata?.name === build.name)?.metadata?.annotations?.[
+          DISPATCH_MARKER_ANNOTATION
+        ],
+      };
+      return nudgesOfBuild(observed, executor, (from, to) => urls.get(`${from} ${to}`) ?? null);
+    });
   }
 
   async #commitMessage(repo: RepositoryRef, sha: string): Promise<string> {
@@ -321,4 +505,13 @@ export class ScenarioPlayer {
     for (const path of paths) files[path] = await run('show', ['show', `${revision}:${path}`]);
     return files;
   }
+}
+
+/**
+ * The pull request's labels, when the forge keeps them (the direct executor adds them to the
+ * ForgeProvider's pull requests); [] when it keeps none.
+ */
+function labelsOf(pr: object): string[] {
+  const labels: unknown = (pr as { labels?: unknown }).labels;
+  return Array.isArray(labels) ? labels.filter((label): label is string => typeof label === 'string') : [];
 }

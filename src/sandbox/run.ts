@@ -1,5 +1,6 @@
-// `nudger sandbox` end to end: one environment, one scenario (or the default one played with and
-// without ChangeGroups, side by side), one result.
+// `nudger sandbox` end to end: one environment, one scenario (or the default one played three
+// times: nudged by the build-service stand-in with and without ChangeGroups, and with ChangeGroups
+// and nudger's dispatcher firing through the direct executor), one result.
 import type { Logger } from '../runtime/logger.ts';
 import { startSandboxEnvironment, type SandboxEnvironment } from './environment.ts';
 import { ScenarioPlayer, type PlayOptions } from './play.ts';
@@ -11,7 +12,10 @@ export interface SandboxRunOptions {
   readonly scenario: Scenario;
   /** Play without ChangeGroups (ADR 29 nudging only). */
   readonly changeGroups: boolean;
-  /** Also play the scenario without ChangeGroups and report the nudged component's builds side by side. */
+  /**
+   * Play the scenario as build-service nudges, with and without ChangeGroups, and with nudger
+   * dispatching directly, and report the nudged component's builds (and pull requests) side by side.
+   */
   readonly compare: boolean;
   readonly logger: Logger;
   readonly binDirectory?: string;
@@ -21,6 +25,22 @@ export interface SandboxRunOptions {
 /** The scenario without ChangeGroups, in a namespace of its own so both runs share one cluster. */
 function comparisonScenario(scenario: Scenario): Scenario {
   return { ...withoutChangeGroups(scenario), namespace: `${scenario.namespace.slice(0, 56)}-no-cg` };
+}
+
+/** Nudged by the build-service stand-in, as before nudger dispatched (the first two figures). */
+function buildServiceScenario(scenario: Scenario): Scenario {
+  const { executor: _executor, ...rest } = scenario;
+  return { ...rest, nudgedBy: 'build-service' };
+}
+
+/** nudger's dispatcher with the direct executor, in a namespace of its own (the third figure). */
+function nudgerDirectScenario(scenario: Scenario): Scenario {
+  return {
+    ...scenario,
+    nudgedBy: 'nudger',
+    executor: 'direct',
+    namespace: `${scenario.namespace.slice(0, 55)}-direct`,
+  };
 }
 
 export async function playInEnvironment(
@@ -40,18 +60,27 @@ export async function runSandbox(options: SandboxRunOptions): Promise<SandboxRes
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
   });
   try {
-    const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
-    const result = await playInEnvironment(env, scenario, options.play);
-    if (!options.compare || !options.changeGroups) return result;
+    if (!options.compare) {
+      const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
+      return await playInEnvironment(env, scenario, options.play);
+    }
+    if (!options.changeGroups) return await playInEnvironment(env, comparisonScenario(options.scenario), options.play);
+    const asBuildService = buildServiceScenario(options.scenario);
+    const result = await playInEnvironment(env, asBuildService, options.play);
     const nudged = options.scenario.changeGroups[0]?.nudgedComponent;
     if (nudged === undefined) return result;
-    const without = await playInEnvironment(env, comparisonScenario(options.scenario), options.play);
+    const without = await playInEnvironment(env, comparisonScenario(asBuildService), options.play);
+    const direct = await playInEnvironment(env, nudgerDirectScenario(options.scenario), options.play);
     return {
       ...result,
       comparison: {
         nudgedComponent: nudged,
         withChangeGroups: { builds: result.builds[nudged] ?? 0 },
         withoutChangeGroups: { builds: without.builds[nudged] ?? 0 },
+        nudgerDirect: {
+          builds: direct.builds[nudged] ?? 0,
+          pullRequests: direct.pullRequests.filter((pr) => pr.repository === nudged).length,
+        },
       },
     };
   } finally {

@@ -175,6 +175,8 @@ export function smallScenario(
   return checkScenarioDocument(
     {
       namespace,
+      // These tests are of ChangeGroups with build-service nudging, as before nudger dispatched.
+      nudgedBy: 'build-service',
       components: [
         ...OPERANDS.map((name) => ({ name, image: imageOf(name), nudges: [BUNDLE] })),
         { name: BUNDLE, image: imageOf(BUNDLE) },

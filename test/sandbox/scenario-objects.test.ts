@@ -116,7 +116,10 @@ describe('scenarioObjects', () => {
   });
 
   it('generates a plain Dockerfile for a component nothing nudges', () => {
-    const files = generatedFiles({ name: 'solo', image: 'quay.io/o/solo', nudges: [], gitRevision: 'main' }, []);
+    const files = generatedFiles(
+      { name: 'solo', image: 'quay.io/o/solo', nudges: [], gitRevision: 'main', simpleBranch: false },
+      [],
+    );
     assert.doesNotMatch(files.Dockerfile ?? '', /@sha256:/);
     assert.match(files['README.md'] ?? '', /quay\.io\/o\/solo/);
   });

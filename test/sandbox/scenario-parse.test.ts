@@ -75,6 +75,7 @@ describe('parseScenario: accepted scenarios', () => {
       image: 'quay.io/org/operand-a',
       nudges: ['bundle-x'],
       gitRevision: 'main',
+      simpleBranch: false,
     });
     assert.deepEqual(scenario.components[1]?.files, {
       'manifests/csv.yaml': `image: quay.io/org/operand-a@sha256:${HEX_A}\n`,
@@ -110,7 +111,8 @@ describe('parseScenario: accepted scenarios', () => {
     assert.deepEqual(scenario, {
       namespace: 'ns',
       application: 'ns',
-      components: [{ name: 'a', image: 'localhost:5000/a', nudges: [], gitRevision: 'main' }],
+      nudgedBy: 'nudger',
+      components: [{ name: 'a', image: 'localhost:5000/a', nudges: [], gitRevision: 'main', simpleBranch: false }],
       changeGroups: [],
       steps: [],
     });
@@ -171,7 +173,7 @@ describe('parseScenario: refused scenarios', () => {
     [
       'a step that is not a mapping',
       `${base}steps:\n  - build\n`,
-      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait',
+      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait, mergeNudgePullRequest, humanCommitOnNudge',
     ],
     [
       'removeNudgingComponent without its component',

@@ -25,7 +25,66 @@ const RESULT: SandboxResult = {
   ],
   builds: { 'operand-a': 1, 'bundle-x': 0 },
   files: { 'bundle-x': { 'manifests/csv.yaml': `image: quay.io/org/operand-a@${DIGEST}\n` } },
+  pullRequests: [
+    {
+      repository: 'bundle-x',
+      url: 'http://127.0.0.1:4000/org/bundle-x/pull/1',
+      branch: 'konflux/changegroup/bundle-x-update',
+      title: 'chore(deps): update 1 of 2 images',
+      state: 'open',
+      draft: true,
+      labels: [],
+      headCommitMessage: 'chore(deps): update 1 of 2 images [skip ci]\n\nbody text',
+      commits: 1,
+    },
+  ],
+  nudges: [],
 };
+
+const NUDGES: SandboxResult['nudges'] = [
+  {
+    build: 'operand-a-on-push-abcde',
+    from: 'operand-a',
+    to: 'bundle-x',
+    digest: DIGEST,
+    executor: 'direct',
+    outcome: 'pullRequest',
+    pullRequest: 'http://127.0.0.1:4000/org/bundle-x/pull/2',
+    heldBy: null,
+  },
+  {
+    build: 'operand-b-on-push-fghij',
+    from: 'operand-b',
+    to: 'bundle-x',
+    digest: DIGEST,
+    executor: 'direct',
+    outcome: 'held',
+    pullRequest: null,
+    heldBy: 'bundle-x-update',
+  },
+  {
+    build: 'operand-b-on-push-klmno',
+    from: 'operand-b',
+    to: 'bundle-x',
+    digest: null,
+    executor: 'direct',
+    outcome: 'skipped',
+    reason: 'not-succeeded',
+    pullRequest: null,
+    heldBy: null,
+  },
+  {
+    build: 'operand-c-on-push-pqrst',
+    from: 'operand-c',
+    to: 'bundle-x',
+    digest: DIGEST,
+    executor: 'renovate',
+    outcome: 'failed',
+    reason: 'forge-unavailable',
+    pullRequest: null,
+    heldBy: null,
+  },
+];
 
 describe('SandboxResult', () => {
   it('accepts the documented shape, with null for absent values', () => {
@@ -50,9 +109,45 @@ describe('SandboxResult', () => {
   it('accepts the comparison of the default run', () => {
     const withComparison = {
       ...RESULT,
-      comparison: { nudgedComponent: 'bundle-x', withChangeGroups: { builds: 1 }, withoutChangeGroups: { builds: 30 } },
+      comparison: {
+        nudgedComponent: 'bundle-x',
+        withChangeGroups: { builds: 1 },
+        withoutChangeGroups: { builds: 30 },
+        nudgerDirect: { builds: 1, pullRequests: 1 },
+      },
     };
     assert.deepEqual(sandboxResultProblems(withComparison), []);
+    const { nudgerDirect: _direct, ...withoutThird } = withComparison.comparison;
+    assert.deepEqual(sandboxResultProblems({ ...RESULT, comparison: withoutThird }), [
+      "/comparison: must have required property 'nudgerDirect'",
+    ]);
+  });
+
+  it('accepts every pull request and nudge outcome, and refuses what breaks the contract', () => {
+    assert.deepEqual(sandboxResultProblems({ ...RESULT, nudges: NUDGES }), []);
+    const { pullRequests: _prs, ...withoutPullRequests } = RESULT;
+    assert.deepEqual(sandboxResultProblems(withoutPullRequests), ["/: must have required property 'pullRequests'"]);
+    const pr = RESULT.pullRequests[0]!;
+    const { labels: _labels, ...unlabelled } = pr;
+    for (const bad of [
+      unlabelled,
+      { ...pr, state: 'draft' },
+      { ...pr, commits: -1 },
+      { ...pr, repository: 'Bundle' },
+    ]) {
+      assert.notDeepEqual(sandboxResultProblems({ ...RESULT, pullRequests: [bad] }), [], JSON.stringify(bad));
+    }
+    const nudge = NUDGES[0]!;
+    const { heldBy: _heldBy, ...withoutHeldBy } = nudge;
+    for (const bad of [
+      withoutHeldBy,
+      { ...nudge, outcome: 'holding' },
+      { ...nudge, executor: 'tekton' },
+      { ...nudge, digest: 'sha256:short' },
+      { ...nudge, pullRequest: undefined },
+    ]) {
+      assert.notDeepEqual(sandboxResultProblems({ ...RESULT, nudges: [bad] }), [], JSON.stringify(bad));
+    }
   });
 });
 
@@ -77,20 +172,33 @@ describe('renderResultText', () => {
     );
   });
 
-  it('ends the default run with the side-by-side figure', () => {
+  it('ends the default run with the side-by-side figures', () => {
     const text = renderResultText({
       changeGroups: [],
       builds: {},
       files: {},
+      pullRequests: [],
+      nudges: [],
       comparison: {
         nudgedComponent: 'stellar-operator-bundle',
         withChangeGroups: { builds: 1 },
         withoutChangeGroups: { builds: 32 },
+        nudgerDirect: { builds: 1, pullRequests: 1 },
       },
     });
     assert.equal(
       text,
-      'No ChangeGroups.\n\nBuilds started by Pipelines-as-Code:\n  none\n\nBuilds of stellar-operator-bundle: 1 with ChangeGroups vs 32 without\n',
+      'No ChangeGroups.\n\nBuilds started by Pipelines-as-Code:\n  none\n\n' +
+        'Builds of stellar-operator-bundle: 1 with ChangeGroups vs 32 without\n' +
+        'With nudger dispatching directly (ChangeGroups on): 1 build of stellar-operator-bundle, 1 pull request\n',
+    );
+  });
+
+  it("counts nudger's nudges by outcome and names each failed one", () => {
+    const text = renderResultText({ ...RESULT, changeGroups: [], nudges: NUDGES });
+    assert.match(
+      text,
+      /\nNudges dispatched by nudger: 1 pullRequest, 1 held, 1 failed, 1 skipped\n {2}operand-c -> bundle-x \(build operand-c-on-push-pqrst\): failed, forge-unavailable\n$/,
     );
   });
 });

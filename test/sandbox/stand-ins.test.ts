@@ -314,4 +314,45 @@ describe('sandbox stand-ins on a real control plane and real git', () => {
     assert.equal(await forge.branchHead(bundleRepo, branchA), headBefore);
     assert.deepEqual(await pac.poll(), []);
   });
+
+  it('records the build only when nudger dispatches: no nudge PipelineRun, no integration-service marker', async () => {
+    const nudgeRuns = async (): Promise<number> =>
+      (await client.list(PIPELINE_RUNS, { namespace: NS, labelSelector: 'build.appstudio.redhat.com/type=nudge' }))
+        .items.length;
+    const before = await nudgeRuns();
+    const build = await konflux.recordBuild({
+      namespace: NS,
+      component: 'operand-b',
+      nudge: false,
+      nudgeFiles: '.*Dockerfile.*, manifests/.*',
+    });
+    assert.equal(build.nudge, undefined);
+    assert.equal(build.succeeded, true);
+    const view = readBuildPipelineRun(await client.get(PIPELINE_RUNS, NS, build.pipelineRun));
+    assert.ok(view !== undefined);
+    assert.equal(view.succeeded, 'True');
+    assert.equal(view.imageDigest, build.digest);
+    assert.equal(
+      view.pipelineRun.annotations['build.appstudio.openshift.io/build-nudge-files'],
+      '.*Dockerfile.*, manifests/.*',
+    );
+    assert.equal(view.pipelineRun.annotations['test.appstudio.openshift.io/component-nudge-processed'], undefined);
+    assert.equal(await nudgeRuns(), before);
+  });
+
+  it('records a failed build: Succeeded=False, no image, no promotion, no nudge', async () => {
+    const promoted = async (): Promise<unknown> =>
+      (await client.get<KubeObject & { status?: Record<string, unknown> }>(COMPONENTS, NS, 'operand-a')).status
+        ?.lastPromotedImage;
+    const promotedBefore = await promoted();
+    const failed = await konflux.recordBuild({ namespace: NS, component: 'operand-a', succeeded: false });
+    assert.equal(failed.succeeded, false);
+    assert.equal(failed.nudge, undefined, 'build-service nudges from succeeded builds only');
+    const view = readBuildPipelineRun(await client.get(PIPELINE_RUNS, NS, failed.pipelineRun));
+    assert.ok(view !== undefined);
+    assert.equal(view.succeeded, 'False');
+    assert.equal(view.imageDigest, undefined);
+    assert.equal(view.pipelineRun.annotations['test.appstudio.openshift.io/component-nudge-processed'], undefined);
+    assert.equal(await promoted(), promotedBefore);
+  });
 });

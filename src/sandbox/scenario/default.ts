@@ -11,7 +11,14 @@ import { placeByKustomize } from '../../manifest/kustomize-placement.ts';
 import { parseManifestSet } from '../../manifest/parse.ts';
 import { initialDigest, syntheticDigest } from './objects.ts';
 import { checkScenarioDocument } from './parse.ts';
-import type { BuildStep, Scenario, ScenarioChangeGroup, ScenarioComponent, ScenarioDocument } from './schema.ts';
+import type {
+  BuildStep,
+  NudgedBy,
+  Scenario,
+  ScenarioChangeGroup,
+  ScenarioComponent,
+  ScenarioDocument,
+} from './schema.ts';
 import { compareStrings } from '../../domain/compare.ts';
 
 /** One file of the example as read from disk. */
@@ -92,9 +99,10 @@ export function olmOperatorScenario(files: OlmOperatorFiles, options: DefaultSce
 /**
  * `n` operands (`operand-001`…) nudging one `bundle` whose `manifests/csv.yaml` pins all of them,
  * one ChangeGroup on the bundle, and every operand built once in a seeded order. For benchmarks:
- * the same (n, seed) always gives the same scenario.
+ * the same (n, seed) always gives the same scenario. Nudged by the build-service stand-in unless
+ * `nudgedBy` says otherwise, as bench/changegroups.ts measured its ChangeGroup figures.
  */
-export function syntheticScenario(n: number, seed: number): Scenario {
+export function syntheticScenario(n: number, seed: number, options: { readonly nudgedBy?: NudgedBy } = {}): Scenario {
   if (!Number.isInteger(n) || n < 1 || n > MAX_NUDGING_COMPONENTS)
     throw new RangeError(
       `syntheticScenario: n must be an integer from 1 to ${String(MAX_NUDGING_COMPONENTS)}, got ${String(n)}`,
@@ -107,6 +115,7 @@ export function syntheticScenario(n: number, seed: number): Scenario {
   const related = operands.map((o) => `    - name: ${o.name}\n      image: ${o.image}@${initialDigest(o.image)}\n`);
   const document: ScenarioDocument = {
     namespace: 'synthetic',
+    nudgedBy: options.nudgedBy ?? 'build-service',
     components: [
       ...operands.map((o) => ({ ...o, nudges: ['bundle'] })),
       {

@@ -1,7 +1,12 @@
 // Scenario → what the sandbox creates before the first step: Kubernetes objects (Components, the
 // namespace's NudgeConfig, ChangeGroups) and git repositories with their first commit. Pure: where
 // the repositories live is the caller's business, passed in as repoUrl().
+import {
+  NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
+  NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
+} from '../../domain/digest-rewrite/index.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
+import { SIMPLE_BRANCH_ANNOTATION } from '../../domain/nudge/pull-request-text.ts';
 import { sha256Hex } from '../../domain/pr-description/sha256.ts';
 import {
   CHANGE_GROUP_API_VERSION,
@@ -13,11 +18,22 @@ import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type NudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { ResolvedComponent, Scenario, ScenarioChangeGroup } from './schema.ts';
 
+/**
+ * The NudgeConfig annotation that picks the namespace's executor (docs/decisions.md D9): `direct`
+ * (the manager's default) or `renovate`.
+ */
+export const EXECUTOR_ANNOTATION = 'nudger.konflux-ci.dev/executor';
+
 /** A Component as build-service would read it: the fields nudging depends on, nothing more. */
 export interface ComponentObject {
   readonly apiVersion: typeof COMPONENT_API_VERSION;
   readonly kind: typeof COMPONENT_KIND;
-  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    /** Only the nudge annotations the scenario asks for (simple branch, Renovate ConfigMap). */
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
   readonly spec: {
     readonly componentName: string;
     readonly application: string;
@@ -34,8 +50,18 @@ export interface RepositorySeed {
   readonly files: Readonly<Record<string, string>>;
 }
 
+/** A ConfigMap of Renovate settings (the namespace-wide one, or a component's own). */
+export interface ConfigMapObject {
+  readonly apiVersion: 'v1';
+  readonly kind: 'ConfigMap';
+  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly data: Readonly<Record<string, string>>;
+}
+
 export interface ScenarioObjects {
   readonly components: readonly ComponentObject[];
+  /** Created before the Components, so no nudge ever reads a named but missing one. */
+  readonly configMaps: readonly ConfigMapObject[];
   /** Always present, possibly with no edges: the singleton is what the controllers watch. */
   readonly nudgeConfig: NudgeConfig;
   readonly changeGroups: readonly ChangeGroup[];
@@ -52,10 +78,24 @@ export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptio
   const nudgersOf = nudgersByTarget(scenario);
   return {
     components: scenario.components.map((component) => componentObject(scenario, component, options.repoUrl)),
+    configMaps: [
+      ...(scenario.renovateConfig === undefined
+        ? []
+        : [configMapObject(namespace, NAMESPACE_WIDE_RENOVATE_CONFIG_MAP, scenario.renovateConfig)]),
+      ...scenario.components.flatMap((component) =>
+        component.renovateConfig === undefined
+          ? []
+          : [configMapObject(namespace, componentRenovateConfigMapName(component.name), component.renovateConfig)],
+      ),
+    ],
     nudgeConfig: {
       apiVersion: NUDGE_CONFIG_API_VERSION,
       kind: NUDGE_CONFIG_KIND,
-      metadata: { name: NUDGE_CONFIG_NAME, namespace },
+      metadata: {
+        name: NUDGE_CONFIG_NAME,
+        namespace,
+        ...(scenario.executor !== undefined && { annotations: { [EXECUTOR_ANNOTATION]: scenario.executor } }),
+      },
       spec: {
         nudges: scenario.components.flatMap((component) =>
           component.nudges.map((to) => ({ from: component.name, to, mode: 'immediate' as const })),
@@ -72,15 +112,34 @@ export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptio
   };
 }
 
+/** The ConfigMap a component's `renovateConfig` becomes, named by its nudge_renovate_config_map annotation. */
+export function componentRenovateConfigMapName(component: string): string {
+  return `${component}-nudge-renovate-config`;
+}
+
+function configMapObject(namespace: string, name: string, data: Readonly<Record<string, string>>): ConfigMapObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { ...data } };
+}
+
 function componentObject(
   scenario: Scenario,
   component: ResolvedComponent,
   repoUrl: (component: string) => string,
 ): ComponentObject {
+  const annotations: Record<string, string> = {
+    ...(component.simpleBranch && { [SIMPLE_BRANCH_ANNOTATION]: 'true' }),
+    ...(component.renovateConfig !== undefined && {
+      [NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION]: componentRenovateConfigMapName(component.name),
+    }),
+  };
   return {
     apiVersion: COMPONENT_API_VERSION,
     kind: COMPONENT_KIND,
-    metadata: { name: component.name, namespace: scenario.namespace },
+    metadata: {
+      name: component.name,
+      namespace: scenario.namespace,
+      ...(Object.keys(annotations).length > 0 && { annotations }),
+    },
     spec: {
       componentName: component.name,
       application: scenario.application,
@@ -150,12 +209,15 @@ export function syntheticDigest(seed: string): string {
 
 /**
  * The same scenario as nudging works without ChangeGroups (ADR 29 alone): no ChangeGroups, and
- * only the steps that do not act on one (builds and waits). The comparison run plays this.
+ * only the steps that do not act on one (builds, waits and the steps on nudge pull requests). The
+ * comparison run plays this.
  */
 export function withoutChangeGroups(scenario: Scenario): Scenario {
   return {
     ...scenario,
     changeGroups: [],
-    steps: scenario.steps.filter((step) => 'build' in step || 'wait' in step),
+    steps: scenario.steps.filter(
+      (step) => 'build' in step || 'wait' in step || 'mergeNudgePullRequest' in step || 'humanCommitOnNudge' in step,
+    ),
   };
 }

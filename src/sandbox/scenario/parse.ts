@@ -16,6 +16,7 @@ import { ScenarioError } from './errors.ts';
 import { referenceProblems, type ScenarioProblem } from './references.ts';
 import {
   DEFAULT_GIT_REVISION,
+  DEFAULT_NUDGED_BY,
   GIT_REVISION_PATTERN,
   IMAGE_REPOSITORY_PATTERN,
   STEP_SCHEMAS,
@@ -57,12 +58,17 @@ export function resolveDefaults(doc: ScenarioDocument): Scenario {
   return {
     namespace: doc.namespace,
     application: doc.application ?? doc.namespace,
+    nudgedBy: doc.nudgedBy ?? DEFAULT_NUDGED_BY,
+    ...(doc.executor !== undefined && { executor: doc.executor }),
+    ...(doc.renovateConfig !== undefined && { renovateConfig: doc.renovateConfig }),
     components: doc.components.map((component) => ({
       name: component.name,
       image: component.image,
       nudges: component.nudges ?? [],
       ...(component.files !== undefined && { files: component.files }),
       gitRevision: component.gitRevision ?? DEFAULT_GIT_REVISION,
+      ...(component.renovateConfig !== undefined && { renovateConfig: component.renovateConfig }),
+      simpleBranch: component.simpleBranch ?? false,
     })),
     changeGroups: doc.changeGroups ?? [],
     steps: doc.steps ?? [],

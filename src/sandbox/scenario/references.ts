@@ -3,6 +3,7 @@
 // is about, so parse.ts can point at its line. Runs only on documents the schema accepted.
 import { findCycles } from '../../domain/cycles.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
+import { compileFileMatch, splitFileMatch } from '../../domain/digest-rewrite/index.ts';
 import type { FieldPath } from '../../domain/schema-validation.ts';
 import { STEP_VERBS, type ScenarioChangeGroup, type ScenarioDocument, type ScenarioStep } from './schema.ts';
 
@@ -42,6 +43,8 @@ export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
     });
     problems.push(...fileProblems(component.files, ['components', index, 'files']));
   });
+
+  problems.push(...dispatchProblems(doc, nudgers));
 
   const successors = (name: string): string[] => {
     const index = components.get(name);
@@ -126,9 +129,18 @@ function stepProblems(
   const undeclaredGroup = (name: string, at: FieldPath): ScenarioProblem[] =>
     changeGroups.has(name) ? [] : [{ path: at, message: `ChangeGroup "${name}" is not declared` }];
   if ('build' in step) {
-    return components.has(step.build)
-      ? []
-      : [{ path: [...path, 'build'], message: `component "${step.build}" is not declared` }];
+    if (!components.has(step.build))
+      return [{ path: [...path, 'build'], message: `component "${step.build}" is not declared` }];
+    return step.nudgeFiles === undefined ? [] : nudgeFilesProblems(step.nudgeFiles, [...path, 'nudgeFiles']);
+  }
+  if ('mergeNudgePullRequest' in step) {
+    return edgeProblems(step.mergeNudgePullRequest, [...path, 'mergeNudgePullRequest'], components, nudgers);
+  }
+  if ('humanCommitOnNudge' in step) {
+    return [
+      ...edgeProblems(step.humanCommitOnNudge, [...path, 'humanCommitOnNudge'], components, nudgers),
+      ...fileProblems(step.files, [...path, 'files']),
+    ];
   }
   if ('wait' in step) {
     const duration = parseTimeout(step.wait);
@@ -161,6 +173,84 @@ function stepProblems(
   }
   /* node:coverage ignore next */
   return [];
+}
+
+/** A step naming a nudge edge: both ends declared, and `from` nudges `to` (else there is no nudge PR). */
+function edgeProblems(
+  edge: { readonly from: string; readonly to: string },
+  path: FieldPath,
+  components: ReadonlyMap<string, number>,
+  nudgers: ReadonlyMap<string, ReadonlySet<string>>,
+): ScenarioProblem[] {
+  for (const end of ['from', 'to'] as const) {
+    if (!components.has(edge[end]))
+      return [{ path: [...path, end], message: `component "${edge[end]}" is not declared` }];
+  }
+  return nudgers.get(edge.to)?.has(edge.from) === true
+    ? []
+    : [
+        {
+          path: [...path, 'to'],
+          message: `component "${edge.from}" does not nudge "${edge.to}": there is no nudge pull request to act on`,
+        },
+      ];
+}
+
+/** `build-nudge-files` as the nudge reads it: a comma-separated list of regexes, at least one. */
+function nudgeFilesProblems(list: string, path: FieldPath): ScenarioProblem[] {
+  const patterns = splitFileMatch(list);
+  if (patterns.length === 0) return [{ path, message: 'must name at least one regex, e.g. ".*Dockerfile.*, .*.yaml"' }];
+  try {
+    compileFileMatch(patterns);
+    return [];
+  } catch (error) {
+    return [{ path, message: error instanceof Error ? error.message : String(error) }];
+  }
+}
+
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
+const CONFIG_MAP_KEY_MAX_LENGTH = 253;
+
+function configMapKeyProblems(data: Readonly<Record<string, string>> | undefined, path: FieldPath): ScenarioProblem[] {
+  return Object.keys(data ?? {}).flatMap((key) =>
+    CONFIG_MAP_KEY.test(key) && key.length <= CONFIG_MAP_KEY_MAX_LENGTH
+      ? []
+      : [
+          {
+            path: [...path, key],
+            message: `must be a ConfigMap key: at most ${String(CONFIG_MAP_KEY_MAX_LENGTH)} letters, digits, "-", "_" and "."`,
+          },
+        ],
+  );
+}
+
+/**
+ * The settings of who nudges: the executor is nudger's alone, and a component's Renovate ConfigMap
+ * or simple branch must be somewhere a nudge reads it (the nudged and the nudging side).
+ */
+function dispatchProblems(doc: ScenarioDocument, nudgers: ReadonlyMap<string, ReadonlySet<string>>): ScenarioProblem[] {
+  const problems: ScenarioProblem[] = [];
+  if (doc.executor !== undefined && doc.nudgedBy === 'build-service')
+    problems.push({
+      path: ['executor'],
+      message: 'applies to nudgedBy: nudger only; with build-service, its own Renovate PipelineRun nudges',
+    });
+  problems.push(...configMapKeyProblems(doc.renovateConfig, ['renovateConfig']));
+  doc.components.forEach((component, index) => {
+    const path = ['components', index];
+    problems.push(...configMapKeyProblems(component.renovateConfig, [...path, 'renovateConfig']));
+    if (component.renovateConfig !== undefined && (nudgers.get(component.name)?.size ?? 0) === 0)
+      problems.push({
+        path: [...path, 'renovateConfig'],
+        message: `no component nudges "${component.name}": a nudge reads the ConfigMap of the nudged component`,
+      });
+    if (component.simpleBranch === true && (component.nudges ?? []).length === 0)
+      problems.push({
+        path: [...path, 'simpleBranch'],
+        message: `"${component.name}" nudges nothing: a nudge reads simpleBranch on the nudging component`,
+      });
+  });
+  return problems;
 }
 
 function fileProblems(files: Readonly<Record<string, string>> | undefined, path: FieldPath): ScenarioProblem[] {

@@ -7,6 +7,7 @@ import { CHANGE_GROUP_PHASES, COMPONENT_STATES } from '../../domain/changegroup/
 import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
 import { compareStrings } from '../../domain/compare.ts';
+import { DISPATCH_EXECUTORS } from '../../domain/nudge/dispatch-intents.ts';
 
 export const PULL_REQUEST_STATES = ['open', 'closed', 'merged'] as const;
 export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
@@ -46,15 +47,68 @@ export const ChangeGroupResult = Type.Object(
 );
 export type ChangeGroupResult = Static<typeof ChangeGroupResult>;
 
-const BuildCount = Type.Object({ builds: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+/** A pull request on a sandbox repository, whoever opened it (nudge, ChangeGroup, build-service). */
+export const RepositoryPullRequestResult = Type.Object(
+  {
+    /** The component whose repository it is on. */
+    repository: ComponentName,
+    url: Type.String(),
+    branch: Type.String(),
+    title: Type.String(),
+    state: StringEnum(PULL_REQUEST_STATES),
+    draft: Type.Boolean(),
+    /** As the forge holds them; [] on a forge that keeps none. */
+    labels: Type.Array(Type.String()),
+    headCommitMessage: Type.String(),
+    /** Commits on the branch that its base does not have now (0 once merged). */
+    commits: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type RepositoryPullRequestResult = Static<typeof RepositoryPullRequestResult>;
 
-/** The default run only: the same steps played with and without ChangeGroups. */
+export const NUDGE_OUTCOMES = ['pullRequest', 'held', 'failed', 'skipped'] as const;
+
+/** One (build, target) as nudger's dispatcher recorded it in the build's done-marker. */
+export const NudgeResult = Type.Object(
+  {
+    /** The build PipelineRun's name. */
+    build: Type.String({ minLength: 1 }),
+    from: ComponentName,
+    to: ComponentName,
+    /** The built digest; null when the build failed and pushed none. */
+    digest: Type.Union([Type.String({ pattern: IMAGE_DIGEST_PATTERN }), Type.Null()]),
+    executor: StringEnum(DISPATCH_EXECUTORS),
+    outcome: StringEnum(NUDGE_OUTCOMES),
+    /** The marker's reason token, for `failed` and `skipped` only. */
+    reason: Type.Optional(Type.String({ minLength: 1 })),
+    /** The pull request of the edge's branch, for `pullRequest`; null otherwise or when none is found. */
+    pullRequest: Type.Union([Type.String(), Type.Null()]),
+    /** The ChangeGroup holding the nudge, for `held`. */
+    heldBy: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type NudgeResult = Static<typeof NudgeResult>;
+
+const BuildCount = Type.Object({ builds: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+const BuildAndPullRequestCount = Type.Object(
+  { builds: Type.Integer({ minimum: 0 }), pullRequests: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
+/**
+ * The default run only: the same steps played with and without ChangeGroups, nudged by the
+ * build-service stand-in, and played once more with ChangeGroups and nudger dispatching directly.
+ */
 export const ComparisonResult = Type.Object(
   {
     /** The component whose builds are compared (the bundle). */
     nudgedComponent: ComponentName,
     withChangeGroups: BuildCount,
     withoutChangeGroups: BuildCount,
+    /** Builds of nudgedComponent and pull requests on its repository, nudger dispatching (`direct`). */
+    nudgerDirect: BuildAndPullRequestCount,
   },
   { additionalProperties: false },
 );
@@ -67,6 +121,10 @@ export const SandboxResult = Type.Object(
     builds: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
     /** Nudged component → its files (path → text) at the PR head, else its default branch. */
     files: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+    /** Every pull request on every repository of the scenario, by component in scenario order, oldest first. */
+    pullRequests: Type.Array(RepositoryPullRequestResult),
+    /** nudger's dispatch of each build, from its done-marker; [] with nudgedBy: build-service. */
+    nudges: Type.Array(NudgeResult),
     comparison: Type.Optional(ComparisonResult),
   },
   { additionalProperties: false },
@@ -101,15 +159,33 @@ export function renderResultText(result: SandboxResult): string {
   for (const [name, count] of builds) lines.push(`  ${name.padEnd(width)}  ${String(count)}`);
   if (idle > 0 && builds.length > 0) lines.push(`  (${String(idle)} other component${idle === 1 ? '' : 's'}: 0)`);
 
+  if (result.nudges.length > 0) lines.push('', ...nudgeLines(result.nudges));
+
   const { comparison } = result;
   if (comparison !== undefined) {
-    const { withChangeGroups: withGroups, withoutChangeGroups: without } = comparison;
+    const { withChangeGroups: withGroups, withoutChangeGroups: without, nudgerDirect } = comparison;
     lines.push(
       '',
       `Builds of ${comparison.nudgedComponent}: ${String(withGroups.builds)} with ChangeGroups vs ${String(without.builds)} without`,
+      `With nudger dispatching directly (ChangeGroups on): ${plural(nudgerDirect.builds, 'build')} of ${comparison.nudgedComponent}, ${plural(nudgerDirect.pullRequests, 'pull request')}`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** How many (build, target) pairs ended each way: one line, since a default run has dozens. */
+function nudgeLines(nudges: readonly NudgeResult[]): string[] {
+  const counts = new Map<string, number>();
+  for (const nudge of nudges) counts.set(nudge.outcome, (counts.get(nudge.outcome) ?? 0) + 1);
+  const parts = NUDGE_OUTCOMES.filter((o) => counts.has(o)).map((o) => `${String(counts.get(o))} ${o}`);
+  const failed = nudges
+    .filter((n) => n.outcome === 'failed')
+    .map((n) => `  ${n.from} -> ${n.to} (build ${n.build}): failed, ${n.reason ?? 'no reason'}`);
+  return [`Nudges dispatched by nudger: ${parts.join(', ')}`, ...failed];
 }
 
 function changeGroupLines(group: ChangeGroupResult): string[] {

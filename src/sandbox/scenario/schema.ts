@@ -3,6 +3,7 @@
 // a declared component, no nudge cycles) are not expressible here and live in references.ts.
 import Type, { type Static } from 'typebox';
 import { DEFAULT_SKIP_CI_MODE, SKIP_CI_MODES } from '../../domain/changegroup/model.ts';
+import { DISPATCH_EXECUTORS, type DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
 import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
@@ -31,6 +32,19 @@ const Digest = Type.String({ pattern: IMAGE_DIGEST_PATTERN, maxLength: 71 });
 /** Same syntax as ChangeGroup `spec.timeout`, so one parser (parseTimeout) reads both. */
 const Duration = Type.String({ minLength: 1, maxLength: TIMEOUT_MAX_LENGTH, pattern: TIMEOUT_PATTERN });
 const ChangeGroupName = ComponentName;
+/**
+ * Who turns a succeeded build into nudges (docs/sandbox.md "Who nudges"): nudger's dispatcher
+ * (ADR 67, the default), or the build-service/integration-service stand-in as before it, kept for
+ * comparison.
+ */
+export const NUDGED_BY = ['nudger', 'build-service'] as const;
+export type NudgedBy = (typeof NUDGED_BY)[number];
+export const DEFAULT_NUDGED_BY: NudgedBy = 'nudger';
+/** ConfigMap data: Renovate settings as build-service reads them (every value a string; keys in references.ts). */
+export const RenovateConfigData = Type.Record(Type.String(), Type.String());
+export type RenovateConfigData = Static<typeof RenovateConfigData>;
+/** A `build-nudge-files` value: comma-separated regexes; each is compiled in references.ts. */
+const NudgeFiles = Type.String({ minLength: 1, maxLength: 4096 });
 /** Repository-relative path → whole file text. Paths are checked in references.ts. */
 export const RepositoryFiles = Type.Record(Type.String({ minLength: 1 }), Type.String());
 export type RepositoryFiles = Static<typeof RepositoryFiles>;
@@ -42,6 +56,10 @@ export const ScenarioComponent = Type.Object(
     nudges: Type.Optional(Type.Array(ComponentName)),
     files: Type.Optional(RepositoryFiles),
     gitRevision: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: GIT_REVISION_PATTERN })),
+    /** A ConfigMap of this (nudged) component's own, named by its nudge_renovate_config_map annotation. */
+    renovateConfig: Type.Optional(RenovateConfigData),
+    /** `build-nudge-simple-branch: "true"` on this (nudging) Component. */
+    simpleBranch: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -63,7 +81,14 @@ export type ScenarioChangeGroup = Static<typeof ScenarioChangeGroup>;
 // take extra keys. STEP_VERBS is what parse.ts uses to pick the variant to report errors against,
 // since ajv's own anyOf errors list every variant's complaint at once.
 export const BuildStep = Type.Object(
-  { build: ComponentName, digest: Type.Optional(Digest) },
+  {
+    build: ComponentName,
+    digest: Type.Optional(Digest),
+    /** The build PipelineRun's `build-nudge-files` annotation. */
+    nudgeFiles: Type.Optional(NudgeFiles),
+    /** `false`: the build fails (Succeeded=False, no image), and nudges nothing. Default true. */
+    succeeded: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 export const ClosePullRequestStep = Type.Object({ closePullRequest: ChangeGroupName }, { additionalProperties: false });
@@ -88,6 +113,20 @@ export const RemoveNudgingComponentStep = Type.Object(
   { additionalProperties: false },
 );
 export const WaitStep = Type.Object({ wait: Duration }, { additionalProperties: false });
+/** One nudge edge: the pull request `from`'s builds open on `to`'s repository. */
+const NudgeEdge = Type.Object({ from: ComponentName, to: ComponentName }, { additionalProperties: false });
+export const MergeNudgePullRequestStep = Type.Object(
+  { mergeNudgePullRequest: NudgeEdge },
+  { additionalProperties: false },
+);
+export const HumanCommitOnNudgeStep = Type.Object(
+  {
+    humanCommitOnNudge: NudgeEdge,
+    files: Type.Optional(RepositoryFiles),
+    message: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
 
 /** Verb key → the schema of the steps it starts. */
 export const STEP_SCHEMAS = {
@@ -99,6 +138,8 @@ export const STEP_SCHEMAS = {
   tickBuildNow: TickBuildNowStep,
   removeNudgingComponent: RemoveNudgingComponentStep,
   wait: WaitStep,
+  mergeNudgePullRequest: MergeNudgePullRequestStep,
+  humanCommitOnNudge: HumanCommitOnNudgeStep,
 } as const;
 export type StepVerb = keyof typeof STEP_SCHEMAS;
 export const STEP_VERBS = Object.keys(STEP_SCHEMAS) as StepVerb[];
@@ -112,6 +153,8 @@ export const ScenarioStep = Type.Union([
   TickBuildNowStep,
   RemoveNudgingComponentStep,
   WaitStep,
+  MergeNudgePullRequestStep,
+  HumanCommitOnNudgeStep,
 ]);
 export type BuildStep = Static<typeof BuildStep>;
 export type ClosePullRequestStep = Static<typeof ClosePullRequestStep>;
@@ -121,6 +164,8 @@ export type TickRebaseStep = Static<typeof TickRebaseStep>;
 export type TickBuildNowStep = Static<typeof TickBuildNowStep>;
 export type RemoveNudgingComponentStep = Static<typeof RemoveNudgingComponentStep>;
 export type WaitStep = Static<typeof WaitStep>;
+export type MergeNudgePullRequestStep = Static<typeof MergeNudgePullRequestStep>;
+export type HumanCommitOnNudgeStep = Static<typeof HumanCommitOnNudgeStep>;
 /** Narrow with `'build' in step`, `'wait' in step`, …; or use stepVerb(). */
 export type ScenarioStep = Static<typeof ScenarioStep>;
 
@@ -129,6 +174,11 @@ export const ScenarioDocument = Type.Object(
   {
     namespace: ComponentName,
     application: Type.Optional(ComponentName),
+    nudgedBy: Type.Optional(StringEnum(NUDGED_BY, { default: DEFAULT_NUDGED_BY })),
+    /** The NudgeConfig's `nudger.konflux-ci.dev/executor` annotation; nudgedBy: nudger only. */
+    executor: Type.Optional(StringEnum(DISPATCH_EXECUTORS)),
+    /** The data of the namespace-wide ConfigMap `namespace-wide-nudging-renovate-config`. */
+    renovateConfig: Type.Optional(RenovateConfigData),
     components: Type.Array(ScenarioComponent, { minItems: 1 }),
     changeGroups: Type.Optional(Type.Array(ScenarioChangeGroup)),
     steps: Type.Optional(Type.Array(ScenarioStep)),
@@ -142,6 +192,11 @@ export interface Scenario {
   readonly namespace: string;
   /** `spec.application` of every Component; defaults to the namespace. */
   readonly application: string;
+  readonly nudgedBy: NudgedBy;
+  /** The NudgeConfig's executor annotation; absent = none (the manager's default, `direct`). */
+  readonly executor?: DispatchExecutor;
+  /** The namespace-wide Renovate ConfigMap's data; absent = no such ConfigMap. */
+  readonly renovateConfig?: Readonly<Record<string, string>>;
   readonly components: readonly ResolvedComponent[];
   readonly changeGroups: readonly ScenarioChangeGroup[];
   readonly steps: readonly ScenarioStep[];
@@ -155,6 +210,10 @@ export interface ResolvedComponent {
   /** Initial repository content; absent means "generate one" (see objects.ts). */
   readonly files?: Readonly<Record<string, string>>;
   readonly gitRevision: string;
+  /** Its own Renovate ConfigMap's data (it is the nudged side); absent = none. */
+  readonly renovateConfig?: Readonly<Record<string, string>>;
+  /** `build-nudge-simple-branch: "true"` on the Component (it is the nudging side). */
+  readonly simpleBranch: boolean;
 }
 
 /** The verb of a step: which of STEP_VERBS it carries. */
