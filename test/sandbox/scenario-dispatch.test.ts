@@ -13,9 +13,9 @@ import {
   nudgesOfBuild,
   type ObservedBuild,
 } from '../../src/sandbox/scenario/nudges.ts';
+import { EXECUTOR_ANNOTATION } from '../../src/controllers/dispatch/inputs.ts';
 import {
   componentRenovateConfigMapName,
-  EXECUTOR_ANNOTATION,
   scenarioObjects,
   withoutChangeGroups,
 } from '../../src/sandbox/scenario/objects.ts';

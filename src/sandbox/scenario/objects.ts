@@ -5,6 +5,7 @@ import {
   NAMESPACE_WIDE_RENOVATE_CONFIG_MAP,
   NUDGE_RENOVATE_CONFIG_MAP_ANNOTATION,
 } from '../../domain/digest-rewrite/index.ts';
+import { EXECUTOR_ANNOTATION } from '../../controllers/dispatch/inputs.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import { SIMPLE_BRANCH_ANNOTATION } from '../../domain/nudge/pull-request-text.ts';
 import { sha256Hex } from '../../domain/pr-description/sha256.ts';
@@ -17,12 +18,6 @@ import {
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type NudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { ResolvedComponent, Scenario, ScenarioChangeGroup } from './schema.ts';
-
-/**
- * The NudgeConfig annotation that picks the namespace's executor (docs/decisions.md D9): `direct`
- * (the manager's default) or `renovate`.
- */
-export const EXECUTOR_ANNOTATION = 'nudger.konflux-ci.dev/executor';
 
 /** A Component as build-service would read it: the fields nudging depends on, nothing more. */
 export interface ComponentObject {
