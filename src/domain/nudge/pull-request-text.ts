@@ -134,7 +134,7 @@ export interface NudgePullRequestText {
 }
 
 /** Renovate's updates table for the one digest update of a nudge (columns that are empty are left out). */
-function updatesTable(input: NudgePullRequestInput): string {
+function updatesTable(input: Pick<NudgePullRequestInput, 'repository' | 'currentDigest' | 'newDigest'>): string {
   if (!isImageRepository(input.repository)) {
     throw new NudgeInputError('repository', 'is not an image repository (no tag, no digest)');
   }
@@ -154,7 +154,7 @@ function scheduleText(schedule: readonly string[]): string {
 }
 
 /** Renovate's Configuration section for recreateWhen "always" and rebaseWhen "behind-base-branch". */
-function configurationSection(settings: RenovateSettings): string {
+function configurationSection(settings: Pick<RenovateSettings, 'automerge' | 'automergeSchedule'>): string {
   const automerge = settings.automerge
     ? 'Enabled.'
     : 'Disabled by config. Please merge this manually once you are satisfied.';
@@ -172,6 +172,36 @@ function controls(branchModified: boolean): string {
   return `\n\n---\n\n - [ ] ${REBASE_CHECK_MARKER}${REBASE_CHECKBOX_TEXT}${warning}\n\n`;
 }
 
+/** What Renovate's pull request body for one digest update is made of. */
+export interface RenovatePullRequestBodyInput {
+  readonly prHeader: string;
+  readonly prFooter: string;
+  readonly repository: string;
+  readonly currentDigest?: string;
+  readonly newDigest: string;
+  readonly automerge: boolean;
+  readonly automergeSchedule: readonly string[];
+  readonly branchModified?: boolean;
+}
+
+/**
+ * Renovate's body: prHeader, the updates table, the Configuration section, the rebase checkbox and
+ * prFooter, trimmed, runs of blank lines folded. The `direct` executor writes it with
+ * build-service's header and footer; the sandbox's Renovate stand-in with a config's.
+ */
+export function renovatePullRequestBody(input: RenovatePullRequestBodyInput): string {
+  return [
+    `${input.prHeader}\n\n`,
+    updatesTable(input),
+    configurationSection(input),
+    controls(input.branchModified === true),
+    `\n---\n\n${input.prFooter}`,
+  ]
+    .join('')
+    .trim()
+    .replace(/\n\n\n+/g, '\n\n');
+}
+
 /** Everything the `direct` executor writes for one (build, target) nudge. */
 export function nudgePullRequestText(input: NudgePullRequestInput): NudgePullRequestText {
   const branch = nudgeBranch(input.nudged, input.nudging, input.simpleBranch);
@@ -183,16 +213,16 @@ export function nudgePullRequestText(input: NudgePullRequestInput): NudgePullReq
     ...(input.semanticCommits === undefined ? {} : { semanticCommits: input.semanticCommits }),
   });
   const commitBody = nudgeCommitBody(input.repoAtShaLink, input.gitAuthor);
-  const body = [
-    `${nudgePrHeader(input.repoAtShaLink)}\n\n`,
-    updatesTable(input),
-    configurationSection(input.settings),
-    controls(input.branchModified === true),
-    `\n---\n\n${NUDGE_PR_FOOTER}`,
-  ]
-    .join('')
-    .trim()
-    .replace(/\n\n\n+/g, '\n\n');
+  const body = renovatePullRequestBody({
+    prHeader: nudgePrHeader(input.repoAtShaLink),
+    prFooter: NUDGE_PR_FOOTER,
+    repository: input.repository,
+    ...(input.currentDigest === undefined ? {} : { currentDigest: input.currentDigest }),
+    newDigest: input.newDigest,
+    automerge: input.settings.automerge,
+    automergeSchedule: input.settings.automergeSchedule,
+    ...(input.branchModified === undefined ? {} : { branchModified: input.branchModified }),
+  });
   return {
     branch,
     commit: { subject, body: commitBody, message: `${subject}\n\n${commitBody}` },
