@@ -13,6 +13,8 @@ import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held
 import { BUILD, NS, T0, bundleX, changeGroup, nudgeConfig, operandA, setup } from './dispatch-env.ts';
 
 const markerOf = (object: KubeObject | undefined) => object?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+const annotationsOf = (object: KubeObject) => object.metadata?.annotations ?? {};
+const nameOf = (object: KubeObject) => object.metadata?.name;
 const finalizersOf = (object: KubeObject | undefined) => object?.metadata?.finalizers ?? [];
 
 async function metric(registry: ReturnType<typeof setup>['registry'], name: string): Promise<string> {
@@ -32,8 +34,9 @@ describe('DispatchReconciler', () => {
     assert.ok(direct !== undefined);
     assert.equal(direct.requests.length, 1);
     const [request] = direct.requests;
-    assert.equal(request.nudged.metadata?.name, 'bundle-x');
-    assert.equal(request.nudging.metadata?.name, 'operand-a');
+    assert.ok(request !== undefined);
+    assert.equal(nameOf(request.nudged), 'bundle-x');
+    assert.equal(nameOf(request.nudging), 'operand-a');
     assert.equal(request.build.digest, `sha256:${'3'.repeat(64)}`);
     assert.equal(request.attempt, 1);
     assert.equal(request.simpleBranch, false);
@@ -142,8 +145,10 @@ describe('DispatchReconciler', () => {
     await other.settle('operand-a-on-push-second');
     assert.equal(other.executors.direct?.requests.length, 1, 'the newer build fires; the older is superseded');
     const told = other.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.unknownExecutor);
+    const [first] = told;
     assert.equal(told.length, 1);
-    assert.match(told[0].message, /"Renovate" names no executor/);
+    assert.ok(first !== undefined);
+    assert.match(first.message, /"Renovate" names no executor/);
   });
 
   it('a rejecting executor is a failed attempt classified executor-error, its text kept out of the Event', async () => {
@@ -201,9 +206,11 @@ describe('DispatchReconciler', () => {
     const records = [...env.client.objects.values()].filter(
       (o) => o.metadata?.annotations?.[DISPATCHED_FROM_ANNOTATION] === BUILD,
     ) as (KubeObject & { spec?: { status?: string } })[];
+    const [record] = records;
     assert.equal(records.length, 1);
-    assert.equal(records[0].spec?.status, 'Cancelled');
-    assert.equal(records[0].metadata?.annotations?.[HELD_TARGETS_ANNOTATION], 'bundle-x=bundle-x-update');
+    assert.ok(record !== undefined);
+    assert.equal(record.spec?.status, 'Cancelled');
+    assert.equal(annotationsOf(record)[HELD_TARGETS_ANNOTATION], 'bundle-x=bundle-x-update');
     assert.deepEqual(finalizersOf(env.stored()), []);
   });
 
@@ -228,8 +235,10 @@ describe('DispatchReconciler', () => {
     assert.equal(env.executors.direct?.requests.length, 0);
     assert.equal(markerOf(env.stored()), 'v2 bundle-x=pullRequest');
     const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.unreadableMarker);
+    const [first] = told;
     assert.equal(told.length, 1);
-    assert.equal(told[0].involvedObject.name, BUILD);
+    assert.ok(first !== undefined);
+    assert.equal(first.involvedObject.name, BUILD);
   });
 
   it('an edge build-nudges-ref declares too is reported once on the NudgeConfig, across builds', async () => {
@@ -240,9 +249,11 @@ describe('DispatchReconciler', () => {
     await env.addBuild({ name: 'operand-a-on-push-newer', createdAt: '2025-01-15T10:40:00Z' });
     await env.settle('operand-a-on-push-newer');
     const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.duplicateEdge);
+    const [first] = told;
     assert.equal(told.length, 1);
-    assert.equal(told[0].involvedObject.kind, 'NudgeConfig');
-    assert.match(told[0].message, /operand-a -> bundle-x .*build-nudges-ref/);
+    assert.ok(first !== undefined);
+    assert.equal(first.involvedObject.kind, 'NudgeConfig');
+    assert.match(first.message, /operand-a -> bundle-x .*build-nudges-ref/);
   });
 
   it('reads the Renovate ConfigMap in force per fire and tells each ignored value once', async () => {
@@ -263,9 +274,11 @@ describe('DispatchReconciler', () => {
     assert.equal(request.simpleBranch, true);
     assert.equal(request.settingProblems.length, 1);
     const told = env.storedEvents().filter((e) => e.reason === DISPATCH_NOTICE_REASONS.settingIgnored);
+    const [first] = told;
     assert.equal(told.length, 1, 'once, not once per build');
-    assert.equal(told[0].involvedObject.name, 'bundle-x');
-    assert.match(told[0].message, /ConfigMap bundle-renovate key automerge/);
+    assert.ok(first !== undefined);
+    assert.equal(first.involvedObject.name, 'bundle-x');
+    assert.match(first.message, /ConfigMap bundle-renovate key automerge/);
   });
 
   it('a failed build fires nothing; a namespace without a NudgeConfig is left alone', async () => {
