@@ -2,6 +2,7 @@
 // observation) and the three writes the state machine asks for. Every write is idempotent and safe
 // to repeat after a crash (D5): the commit is deterministic, a push is skipped when the branch
 // already holds it, and an open PR is looked up by head branch before one is created.
+import { createOrAdoptPullRequest } from '../../adapters/forges/create-or-adopt.ts';
 import type { ResolvedForge } from '../../adapters/forges/resolver.ts';
 import { isForgeError } from '../../adapters/forges/errors.ts';
 import type { PullRequest } from '../../adapters/forges/types.ts';
@@ -297,16 +298,19 @@ async function upsertPullRequest(
     return existing.body === body ? existing : provider.updatePullRequest(repo, existing.number, { body });
   }
   const title = pullRequestTitle(changeGroup);
-  try {
-    return await provider.createPullRequest({ repo, base: options.baseBranch, head: branch, title, body, draft });
-  } catch (error) {
-    // Another PR with this head appeared since the observation (a previous attempt whose response
-    // was lost): adopt it rather than fail, so there is never a second one.
-    if (!isForgeError(error, 422)) throw error;
-    const found = await provider.findPullRequestByHeadBranch(repo, branch);
-    if (found?.state !== 'open') throw error;
-    return found.body === body ? found : provider.updatePullRequest(repo, found.number, { body });
-  }
+  // Another PR with this head may have appeared since the observation (a previous attempt whose
+  // response was lost): it is adopted rather than failing, so there is never a second one.
+  const { pullRequest, adopted } = await createOrAdoptPullRequest(provider, {
+    repo,
+    base: options.baseBranch,
+    head: branch,
+    title,
+    body,
+    draft,
+  });
+  return !adopted || pullRequest.body === body
+    ? pullRequest
+    : provider.updatePullRequest(repo, pullRequest.number, { body });
 }
 
 export async function markReadyForReview(

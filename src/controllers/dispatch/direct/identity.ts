@@ -1,0 +1,33 @@
+// Who the `direct` executor commits as (docs/decisions.md N17): build-service's Renovate gitAuthor
+// for the tenant's credentials. The same identity signs the commit (`Signed-off-by:`) and is what
+// every commit on a nudge branch is compared with to tell whether someone else pushed to it.
+import type { ResolvedForge } from '../../../adapters/forges/resolver.ts';
+import type { GitIdentity } from '../../../adapters/git/workspace.ts';
+import { scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import { checkGitAuthor } from '../../../domain/nudge/pull-request-text.ts';
+
+/** The `Name <address>` a nudge to this forge's repository is written by. */
+export type GitAuthorOf = (forge: ResolvedForge) => string;
+
+/** The git basic-auth user GitHub tokens use; it is not an SCM Secret's username. */
+const TOKEN_USERNAME = 'x-access-token';
+
+/**
+ * SCM-token tenants (N17): `<user> <123456+<user>[bot]@users.noreply.<host>>`, `<user>` being the
+ * Secret's username, else `red-hat-konflux`. The local forge has no host; it is named `localhost`.
+ * GitHub App tenants pass githubAppGitAuthor of their App instead.
+ */
+export const scmTokenAuthorOf: GitAuthorOf = ({ provider, repo }) => {
+  const username = provider.credentials?.username;
+  return scmTokenGitAuthor(
+    username === TOKEN_USERNAME ? undefined : username,
+    repo.host === '' ? 'localhost' : repo.host,
+  );
+};
+
+/** `Name <address>` as git takes it. */
+export function gitIdentityOf(gitAuthor: string): GitIdentity {
+  checkGitAuthor(gitAuthor);
+  const open = gitAuthor.lastIndexOf(' <');
+  return { name: gitAuthor.slice(0, open), email: gitAuthor.slice(open + 2, -1) };
+}

@@ -1,0 +1,57 @@
+// What the `direct` executor does with the nudge pull request it finds (docs/decisions.md D9, N19),
+// decided from what it observed and nothing else, so that a repeated fire decides the same:
+//
+// - an open pull request that carries a newer build of the same nudging component is left as it is
+//   (the late, older build is superseded: the target already pins something newer);
+// - an open pull request whose branch holds a commit by another author or committer than nudger's
+//   bot identity is left alone (Renovate's rule: someone else pushed to it) until its rebase box is
+//   ticked; then the branch is rebuilt from the base and the human commits are dropped, as
+//   Renovate does;
+// - otherwise the branch is (re)built: one commit on the current base tip.
+import { compareBuildStamps, parseBuildStamp, type NudgeBuildStamp } from './direct-build-stamp.ts';
+import { rebaseRequested } from './pull-request-text.ts';
+
+/** A commit on the nudge branch beyond the base, as the forge lists it. */
+export interface BranchCommit {
+  readonly sha: string;
+  readonly authorEmail: string;
+  /** Undefined or '' when the forge does not say; only the author is compared then. */
+  readonly committerEmail?: string;
+}
+
+export interface OpenNudgePullRequest {
+  readonly body: string;
+  readonly commits: readonly BranchCommit[];
+}
+
+export type DirectNudgeDecision =
+  | { readonly kind: 'superseded'; readonly by: NudgeBuildStamp }
+  | { readonly kind: 'branch-edited'; readonly foreignCommits: readonly string[] }
+  | { readonly kind: 'write'; readonly discardEdits: boolean };
+
+/** Commits someone other than `botEmail` authored or committed (emails compared case-insensitively). */
+export function foreignCommits(commits: readonly BranchCommit[], botEmail: string): string[] {
+  const bot = botEmail.toLowerCase();
+  const foreign = (email: string | undefined): boolean =>
+    email !== undefined && email !== '' && email.toLowerCase() !== bot;
+  return commits
+    .filter((commit) => foreign(commit.authorEmail) || commit.authorEmail === '' || foreign(commit.committerEmail))
+    .map((commit) => commit.sha);
+}
+
+export function decideDirectNudge(input: {
+  readonly incoming: NudgeBuildStamp;
+  /** The open pull request on the nudge branch, when there is one. */
+  readonly open: OpenNudgePullRequest | undefined;
+  readonly botEmail: string;
+}): DirectNudgeDecision {
+  if (input.open === undefined) return { kind: 'write', discardEdits: false };
+  const carried = parseBuildStamp(input.open.body);
+  if (carried !== undefined && compareBuildStamps(carried, input.incoming) > 0) {
+    return { kind: 'superseded', by: carried };
+  }
+  const foreign = foreignCommits(input.open.commits, input.botEmail);
+  if (foreign.length === 0) return { kind: 'write', discardEdits: false };
+  if (rebaseRequested(input.open.body) === true) return { kind: 'write', discardEdits: true };
+  return { kind: 'branch-edited', foreignCommits: foreign };
+}
