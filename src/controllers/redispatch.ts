@@ -9,6 +9,7 @@ import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
 import { fingerprint } from '../domain/changegroup/fingerprint.ts';
 import { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
+import { isDispatcherHeldRecord } from '../domain/nudge/dispatch-release.ts';
 import type { PipelineRun } from '../schema/pipelinerun.ts';
 
 export { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
@@ -36,10 +37,25 @@ function withoutNudgerAnnotations(annotations: Record<string, string>): Record<s
   );
 }
 
+/** A copy was asked of a held-nudge record the dispatcher made: a programming error. */
+export class NotCopyableError extends Error {
+  readonly pipelineRun: string;
+  constructor(pipelineRun: string) {
+    super(
+      `PipelineRun ${pipelineRun} is a held-nudge record of nudger's dispatcher, not a Renovate run: ` +
+        'it is released for the dispatcher to fire (docs/decisions.md N19), never copied',
+    );
+    this.name = 'NotCopyableError';
+    this.pipelineRun = pipelineRun;
+  }
+}
+
 /** The copy to create: same labels, annotations and spec, nudging only `targets`, not cancelled. */
 export function redispatchCopy(original: PipelineRun, targets: readonly string[]): PipelineRun {
   const metadata = original.metadata ?? {};
   const name = metadata.name ?? '';
+  // A record's spec is a stand-in: run as a copy, it would nudge nothing, and its target never.
+  if (isDispatcherHeldRecord(original)) throw new NotCopyableError(`${metadata.namespace ?? ''}/${name}`);
   // Everything else of the spec is Tekton's and passes through as it came.
   const { status: _status, ...spec } = original.spec ?? {};
   return {
@@ -81,6 +97,30 @@ export async function redispatchNudge(
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
+  await markOriginal(client, namespace, original, marker, signal);
+  return copyName;
+}
+
+/**
+ * Releases a held-nudge record of nudger's dispatcher: only `marker` is merged onto it. The
+ * dispatcher reads the released pair and fires the target from its build (docs/decisions.md N19).
+ */
+export async function releaseHeldRecord(
+  client: ObjectClient,
+  record: PipelineRun,
+  marker: { readonly key: string; readonly value: string },
+  signal?: AbortSignal,
+): Promise<void> {
+  await markOriginal(client, record.metadata?.namespace ?? '', record, marker, signal);
+}
+
+async function markOriginal(
+  client: ObjectClient,
+  namespace: string,
+  original: PipelineRun,
+  marker: { readonly key: string; readonly value: string },
+  signal: AbortSignal | undefined,
+): Promise<void> {
   await client.patch(
     PIPELINE_RUNS,
     namespace,
@@ -89,5 +129,4 @@ export async function redispatchNudge(
     { metadata: { annotations: { [marker.key]: marker.value } } },
     { fieldManager: FIELD_MANAGER, ...(signal === undefined ? {} : { signal }) },
   );
-  return copyName;
 }

@@ -262,5 +262,19 @@ export async function setup(prefix: string, options: SetupOptions = {}) {
     await controller.start(stop.signal);
     return lines;
   };
-  return { forge, repo, client, nudge, reconcile, reconcileLogged, status, forgeEvents, headMessage, events, dir };
+  return {
+    forge,
+    repo,
+    client,
+    nudge,
+    reconcile,
+    reconcileLogged,
+    status,
+    forgeEvents,
+    headMessage,
+    events,
+    dir,
+    changeGroups,
+    nudgeRuns,
+  };
 }

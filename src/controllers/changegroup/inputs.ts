@@ -2,7 +2,11 @@
 // what each nudging component's image was when the ChangeGroup started, and which nudge
 // PipelineRuns this ChangeGroup holds.
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
-import { HELD_TARGETS_ANNOTATION } from '../../domain/changegroup/hold-decision.ts';
+import {
+  HELD_TARGETS_ANNOTATION,
+  RELEASED_TARGETS_ANNOTATION,
+  targetPairsOf as pairsOf,
+} from '../../domain/changegroup/hold-decision.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import { nudgePipelineRunOf, type NudgePipelineRun } from '../../domain/nudge-pipelinerun.ts';
 import type { Store } from '../../runtime/store.ts';
@@ -12,11 +16,7 @@ import type { ClusterComponent } from '../../schema/component.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 
-/**
- * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
- * (space-separated `target=changegroup` pairs), so that the ChangeGroup stops offering it.
- */
-export const RELEASED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/released-targets';
+export { RELEASED_TARGETS_ANNOTATION } from '../../domain/changegroup/hold-decision.ts';
 
 /** Every component with an edge to `nudged`: NudgeConfig entries and `build-nudges-ref`. */
 export function nudgingComponentsOf(
@@ -47,10 +47,6 @@ export function promotedDigests(
     if (digest !== undefined) digests[name] = digest;
   }
   return digests;
-}
-
-function pairsOf(annotation: string | undefined): Set<string> {
-  return new Set((annotation ?? '').split(/\s+/).filter((pair) => pair !== ''));
 }
 
 /**

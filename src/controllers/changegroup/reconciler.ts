@@ -40,7 +40,8 @@ import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 import { gitSourceOf, renovateConfigMapSources } from '../../cluster/nudged-repository.ts';
-import { redispatchNudge } from '../redispatch.ts';
+import { releaseHeldRecord, redispatchNudge } from '../redispatch.ts';
+import { isDispatcherHeldRecord } from '../../domain/nudge/dispatch-release.ts';
 import type { BuildVerifier } from './build-verifier.ts';
 import { nudgingComponentFacts } from '../../cluster/nudged-repository.ts';
 import { forgeFailureOf, forgeHostOf } from './forge-availability.ts';
@@ -361,20 +362,24 @@ export class ChangeGroupReconciler implements Reconciler {
     const released = (run.metadata?.annotations?.[RELEASED_TARGETS_ANNOTATION] ?? '')
       .split(/\s+/)
       .filter((p) => p !== '');
-    const copy = await redispatchNudge(
-      this.#options.client,
-      run,
-      [changeGroup.spec.nudgedComponent],
-      { key: RELEASED_TARGETS_ANNOTATION, value: [...new Set([...released, pair])].sort().join(' ') },
-      signal,
-    );
+    const marker = { key: RELEASED_TARGETS_ANNOTATION, value: [...new Set([...released, pair])].sort().join(' ') };
+    const what = `the nudge of ${changeGroup.spec.nudgedComponent} from ${intent.component} (${intent.pipelineRun}) is no longer collected`;
+    if (isDispatcherHeldRecord(run)) {
+      // nudger's dispatcher held it: the record has no Renovate run to copy; the dispatcher sees
+      // the released pair and fires the target from its build, once (docs/decisions.md N19).
+      await releaseHeldRecord(this.#options.client, run, marker, signal);
+      this.#options.metrics?.nudgesReleased.inc();
+      this.#options.events?.event(
+        changeGroup,
+        'Normal',
+        'NudgeReleased',
+        `${what}; handed back to nudger's dispatcher`,
+      );
+      return;
+    }
+    const copy = await redispatchNudge(this.#options.client, run, [changeGroup.spec.nudgedComponent], marker, signal);
     this.#options.metrics?.nudgesReleased.inc();
-    this.#options.events?.event(
-      changeGroup,
-      'Normal',
-      'NudgeReleased',
-      `the nudge of ${changeGroup.spec.nudgedComponent} from ${intent.component} (${intent.pipelineRun}) is no longer collected; re-dispatched as ${copy}`,
-    );
+    this.#options.events?.event(changeGroup, 'Normal', 'NudgeReleased', `${what}; re-dispatched as ${copy}`);
   }
 
   async #writeStatus(changeGroup: ClusterChangeGroup, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {

@@ -54,6 +54,16 @@ export const HOLD_REASON_ANNOTATION = 'nudger.konflux-ci.dev/hold-reason';
 export const REDISPATCH_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-targets';
 /** On a copy nudger created to re-dispatch targets: the run it copies. */
 export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
+/**
+ * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
+ * (space-separated `target=changegroup` pairs), so that the ChangeGroup stops offering it.
+ */
+export const RELEASED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/released-targets';
+
+/** The `target=changegroup` pairs of a held-targets or released-targets annotation. */
+export function targetPairsOf(annotation: string | undefined): Set<string> {
+  return new Set((annotation ?? '').split(/\s+/).filter((pair) => pair !== ''));
+}
 
 /** The value Tekton v1 and v1beta1 both accept to cancel a run, including at creation. */
 export const PIPELINERUN_CANCELLED = 'Cancelled';

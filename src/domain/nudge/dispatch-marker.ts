@@ -29,7 +29,7 @@ export const MAX_REASON_LENGTH = 63;
 export type TargetState =
   /** Fired: the direct executor opened or updated the PR, or the renovate executor created its run. */
   | { readonly kind: 'pullRequest' }
-  /** Handed to a ChangeGroup through the held-nudge record. */
+  /** Handed to a ChangeGroup through the held-nudge record; fired after all if it releases it (N19). */
   | { readonly kind: 'held'; readonly changeGroup: string }
   | { readonly kind: 'failed'; readonly reason: string }
   | { readonly kind: 'skipped'; readonly reason: string }

@@ -5,8 +5,9 @@
 // the marker on the build is the only memory, every effect is preceded by a marker write that says
 // it is under way (write-ahead), and the controller may die between any two intents; deciding again
 // from what is then observed finishes the job without doing anything twice. Exactly once per
-// (build, target): a target whose marker entry is final is never touched again; a fire whose
-// result was lost in a crash is retried with the same idempotency key, which the executors honour.
+// (build, target): a target whose marker entry is final is never touched again (but for a hold its
+// ChangeGroup released, fired once; docs/decisions.md N19); a fire whose result was lost in a
+// crash is retried with the same idempotency key, which the executors honour.
 import type { ChangeGroupView } from '../changegroup/hold-decision.ts';
 import { decideNudgeHold } from '../changegroup/hold-decision.ts';
 import type { BuildVerification, VerifiedBuild } from '../changegroup/verify-build.ts';
@@ -14,6 +15,7 @@ import type { NamespaceGraph } from '../graph.ts';
 import { buildPipelineRunOf } from '../nudge-pipelinerun.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import { dispatchKey, heldNudgeRecord, type BuildIdentity } from './dispatch-held-record.ts';
+import { hasReleasedHold, isReleasedHold } from './dispatch-release.ts';
 import {
   DISPATCH_EVENT_REASONS,
   DISPATCH_EXECUTORS,
@@ -102,6 +104,14 @@ export interface DispatchInput {
    * marks such older builds nudged too).
    */
   readonly supersededBy?: string;
+  /**
+   * This build's held targets whose ChangeGroup has released the held-nudge record, target ->
+   * that ChangeGroup (releasedHolds in dispatch-release.ts, from the namespace's nudge
+   * PipelineRuns). An entry `held:<that changegroup>` is then fired like a first attempt, without
+   * asking D2 again, as a released copy of a nudge PipelineRun is never held again
+   * (docs/decisions.md N19).
+   */
+  readonly releasedHolds?: ReadonlyMap<string, string>;
   /** Milliseconds since the epoch. */
   readonly now: number;
   readonly policy?: DispatchPolicy;
@@ -150,8 +160,11 @@ interface Pass {
   /** Events and reports, told after that write. */
   readonly notices: (EventIntent | ReportIntent)[];
   readonly holds: { readonly target: string; readonly changeGroup: string }[];
-  /** Targets to fire or hold now, with the attempt it would be. */
-  readonly due: { readonly target: string; readonly attempt: number }[];
+  /**
+   * Targets to fire or hold now, with the attempt it would be. `released`: a hold its ChangeGroup
+   * gave back, fired without asking D2 again.
+   */
+  readonly due: { readonly target: string; readonly attempt: number; readonly released?: true }[];
 }
 
 function newPass(): Pass {
@@ -195,7 +208,7 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
   const marker = reading?.marker;
   // Not a component's push build: not nudged from, by anyone.
   if (run.component === undefined || run.eventType !== 'push') return release;
-  if (marker !== undefined && isSettled(marker)) return release;
+  if (marker !== undefined && isDone(marker, input.releasedHolds)) return release;
 
   const verified = input.verification?.ok === true ? input.verification : undefined;
   if (verified !== undefined && verified.pipelineRun !== view.name) {
@@ -266,6 +279,11 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
     }
   }
   return plan(ctx, targets);
+}
+
+/** Nothing left to do: every entry final, and no hold released since (docs/decisions.md N19). */
+function isDone(marker: DispatchMarker, released: ReadonlyMap<string, string> | undefined): boolean {
+  return isSettled(marker) && !hasReleasedHold(marker, released);
 }
 
 /** The worst-case length of a marker naming `targets`. */
@@ -386,6 +404,15 @@ function advanceEntry(ctx: Context, pass: Pass, name: string, state: TargetState
       } else if (state.notBefore <= input.now) pass.due.push({ target: name, attempt: state.failures + 1 });
       return;
     }
+    case 'held': {
+      // Final, unless its ChangeGroup released the record: then the target is nudged after all,
+      // once; the `firing` written before the fire keeps this from happening twice.
+      if (!isReleasedHold(name, state, input.releasedHolds)) return;
+      const reason = closing?.reason ?? invalidation(ctx, name);
+      if (reason !== undefined) skip(ctx, pass, name, reason);
+      else pass.due.push({ target: name, attempt: 1, released: true });
+      return;
+    }
     default:
       return; // final
   }
@@ -403,7 +430,8 @@ function act(ctx: Context, pass: Pass): DispatchDecision {
   const after = withEntries(written, heldEntries);
 
   const intents: DispatchIntent[] = [];
-  const addFinalizer = !ctx.hasFinalizer && !ctx.deleting && !isSettled(written);
+  const released = ctx.input.releasedHolds;
+  const addFinalizer = !ctx.hasFinalizer && !ctx.deleting && !isDone(written, released);
   if (addFinalizer) intents.push(ADD_FINALIZER);
   if (changes.length > 0 || ctx.marker === undefined) {
     intents.push({ kind: 'recordOutcomes', entries: written.entries.filter((e) => pass.changes.has(e.name)) });
@@ -417,7 +445,9 @@ function act(ctx: Context, pass: Pass): DispatchDecision {
     intents.push(componentEvent(ctx, 'Normal', DISPATCH_EVENT_REASONS.held, message));
   }
   intents.push(...fires);
-  if (fires.length === 0 && (ctx.hasFinalizer || addFinalizer) && isSettled(after)) intents.push(REMOVE_FINALIZER);
+  if (fires.length === 0 && (ctx.hasFinalizer || addFinalizer) && isDone(after, released)) {
+    intents.push(REMOVE_FINALIZER);
+  }
   const waits = after.entries.flatMap(({ state }) => (state.kind === 'retry' ? [state.notBefore] : []));
   if (waits.length > 0)
     intents.push({ kind: 'scheduleRetry', afterMs: Math.max(0, Math.min(...waits) - ctx.input.now) });
@@ -434,7 +464,7 @@ function act(ctx: Context, pass: Pass): DispatchDecision {
 function decideDue(ctx: Context, pass: Pass): FireIntent[] {
   const verified = ctx.verified;
   if (pass.due.length === 0 || verified === undefined) return [];
-  const first = pass.due.filter((d) => d.attempt === 1).map((d) => d.target);
+  const first = pass.due.filter((d) => d.attempt === 1 && d.released !== true).map((d) => d.target);
   const decision = decideNudgeHold(
     { namespace: ctx.build.namespace, nudgingComponent: ctx.component, nudgedComponents: first },
     ctx.input.changeGroups,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { ChangeGroupView } from '../../../src/domain/changegroup/hold-decision.ts';
 import { decodePipelineRun } from '../../../src/domain/cluster-objects.ts';
 import { buildNamespaceGraph, type NamespaceGraph } from '../../../src/domain/graph.ts';
-import type { DispatchIntent } from '../../../src/domain/nudge/dispatch-intents.ts';
+import type { DispatchIntent, FireIntent } from '../../../src/domain/nudge/dispatch-intents.ts';
 import {
   DISPATCH_MARKER_ANNOTATION,
   parseMarker,
@@ -14,7 +14,7 @@ import {
   type DispatchMarker,
 } from '../../../src/domain/nudge/dispatch-marker.ts';
 import { verifyDispatchBuild } from '../../../src/domain/nudge/dispatch-verify.ts';
-import type { DispatchInput } from '../../../src/domain/nudge/dispatch.ts';
+import { settleFire, type DispatchInput } from '../../../src/domain/nudge/dispatch.ts';
 import type { PipelineRun } from '../../../src/schema/pipelinerun.ts';
 import { buildRun, DIGEST } from '../changegroup/fixtures.ts';
 import { component, manifestSet, nudgeConfig, type EntrySpec } from '../fixtures.ts';
@@ -140,4 +140,18 @@ export function applyAll(run: PipelineRun, intents: readonly DispatchIntent[]): 
 
 export function kinds(intents: readonly DispatchIntent[]): string[] {
   return intents.map((i) => i.kind);
+}
+
+export function firesOf(intents: readonly DispatchIntent[]): FireIntent[] {
+  return intents.filter((i): i is FireIntent => i.kind === 'fire');
+}
+
+/** Applies intents, settling every fire with `ok`, as the controller does, and returns the build. */
+export function runPass(run: PipelineRun, intents: readonly DispatchIntent[], now = T0): PipelineRun {
+  let current = run;
+  for (const intent of intents) {
+    current = applyAll(current, [intent]);
+    if (intent.kind === 'fire') current = applyAll(current, settleFire(intent, { ok: true }, now));
+  }
+  return current;
 }

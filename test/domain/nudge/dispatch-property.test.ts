@@ -2,7 +2,8 @@
 // out each decision's intents in order against a world (the build PipelineRun, the held-nudge
 // records, the repositories an executor writes to) and may die after any atomic step: the next
 // decision starts from whatever the world then holds. Meanwhile the world moves on: the build
-// finishes, ChangeGroups come and go, entries and Components are removed, the build is deleted.
+// finishes, ChangeGroups come and go and release what they held (docs/decisions.md N19), entries
+// and Components are removed, the build is deleted.
 // The executor is idempotent by the fire intent's key, as the real ones are (the direct executor
 // finds its PR by branch, the renovate executor names its PipelineRun by the key).
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ import {
 } from '../../../src/domain/nudge/dispatch-marker.ts';
 import { decideDispatch, settleFire, type DispatchInput, type FireResult } from '../../../src/domain/nudge/dispatch.ts';
 import { DEFAULT_DISPATCH_POLICY } from '../../../src/domain/nudge/dispatch-policy.ts';
+import { hasReleasedHold } from '../../../src/domain/nudge/dispatch-release.ts';
 import { verifyDispatchBuild } from '../../../src/domain/nudge/dispatch-verify.ts';
 import type { PipelineRun } from '../../../src/schema/pipelinerun.ts';
 import { OPERAND_A, SOURCE, T0, applyToBuild, build, changeGroup, graph, markerOf } from './dispatch-fixtures.ts';
@@ -37,6 +39,8 @@ interface Scenario {
   readonly missing: readonly Target[];
   /** A ChangeGroup on the target that is collecting from `from` until `until` (pass numbers). */
   readonly holds: readonly { readonly target: Target; readonly from: number; readonly until: number }[];
+  /** From this pass on, the ChangeGroup holding `target` (if any) has released its record. */
+  readonly releases: readonly { readonly target: Target; readonly atPass: number }[];
   readonly entryRemoved?: { readonly target: Target; readonly atPass: number };
   readonly componentDeleted?: { readonly target: Target; readonly atPass: number };
   readonly deleteAtPass?: number;
@@ -64,6 +68,9 @@ const SCENARIO: fc.Arbitrary<Scenario> = fc
       }),
       { maxLength: 2 },
     ),
+    releases: fc.array(fc.record({ target: fc.constantFrom(...TARGETS), atPass: fc.integer({ min: 0, max: 30 }) }), {
+      maxLength: 2,
+    }),
     entryRemoved: fc.option(fc.record({ target: fc.constantFrom(...TARGETS), atPass: PASS_NUMBER }), {
       nil: undefined,
     }),
@@ -97,6 +104,8 @@ interface World {
   readonly calls: Map<string, number>;
   /** Held-nudge records by name: target and ChangeGroup. */
   readonly records: Map<string, { readonly target: string; readonly changeGroup: string }>;
+  /** Names of the records whose ChangeGroup released them (the released-targets annotation). */
+  readonly released: Set<string>;
   /** The targets the first marker listed (the build's plan). */
   planned: readonly string[] | undefined;
 }
@@ -126,8 +135,23 @@ function scenarioInput(s: Scenario, world: World, run: PipelineRun, pass: number
     executor: 'direct',
     components,
     changeGroups,
+    releasedHolds: releasedHoldsOf(world),
     now: world.now,
   };
+}
+
+/** What the controller reads from the records (releasedHolds over the namespace's nudge runs). */
+function releasedHoldsOf(world: World): Map<string, string> {
+  return new Map(
+    [...world.records].filter(([name]) => world.released.has(name)).map(([, r]) => [r.target, r.changeGroup]),
+  );
+}
+
+function releaseRecords(world: World, s: Scenario, pass: number): void {
+  for (const release of s.releases) {
+    if (pass < release.atPass) continue;
+    for (const [name, record] of world.records) if (record.target === release.target) world.released.add(name);
+  }
 }
 
 /** The same observed state as another replica's caches would list it: other orders, same content. */
@@ -240,8 +264,8 @@ function controllerPass(
         startedAt: Math.floor(world.now / 1000) * 1000,
       });
       assert.ok(
-        ![...world.records.values()].some((r) => r.target === intent.target),
-        `${intent.target} fired while a held-nudge record exists`,
+        ![...world.records].some(([name, r]) => r.target === intent.target && !world.released.has(name)),
+        `${intent.target} fired while a held-nudge record exists that its ChangeGroup has not released`,
       );
       if (!step()) return { intents: decision.intents, completed: false };
       const calls = (world.calls.get(intent.target) ?? 0) + 1;
@@ -275,12 +299,14 @@ function simulate(s: Scenario): World {
     effects: new Map(),
     calls: new Map(),
     records: new Map(),
+    released: new Set(),
     planned: undefined,
   };
   let quiet = 0;
   for (let pass = 0; pass < 400; pass += 1) {
     if (s.startsRunning && pass >= s.finishAtPass) statusUpdate(world, s);
     if (s.deleteAtPass !== undefined && pass >= s.deleteAtPass) requestDeletion(world);
+    releaseRecords(world, s, pass);
     const crashAfter = s.crashes[pass] ?? null;
     const { intents, completed } = controllerPass(s, world, pass, crashAfter);
     world.now += 1000;
@@ -295,43 +321,84 @@ function simulate(s: Scenario): World {
   assert.fail('the dispatcher did not settle within 400 passes');
 }
 
+/** The properties, checked on the world a scenario leaves behind. */
+function assertOutcomes(s: Scenario): void {
+  const world = simulate(s);
+  const marker = world.run === undefined ? world.lastMarker : markerOf(world.run);
+  if (world.run !== undefined) {
+    assert.ok(marker === undefined || isSettled(marker), `unsettled: ${JSON.stringify(marker)}`);
+    // A released hold is fired or finalised with a reason while the build is there.
+    assert.ok(
+      marker === undefined || !hasReleasedHold(marker, releasedHoldsOf(world)),
+      `a released hold left: ${JSON.stringify(marker)}`,
+    );
+    assert.equal(hasOurFinalizer(world.run), false, 'finalizer left behind');
+  }
+  for (const target of TARGETS) {
+    const effects = world.effects.get(target)?.size ?? 0;
+    // Property 1: at most once; the key is the same on every attempt and after every crash.
+    assert.ok(effects <= 1, `${target} nudged ${String(effects)} times`);
+    const state = stateOf(marker, target);
+    if (state?.kind === 'pullRequest') assert.equal(effects, 1, `${target} recorded but not nudged`);
+    if (state?.kind === 'held') {
+      assert.equal(effects, 0, `${target} both held and nudged`);
+      assert.ok([...world.records.values()].some((r) => r.target === target && r.changeGroup === state.changeGroup));
+    }
+    if (effects === 1) assert.notEqual(state?.kind, 'held');
+  }
+  // Every target of the plan has a final outcome (a build deleted before it could be planned
+  // has none: nothing protected it, as with build-service).
+  for (const target of world.planned ?? []) {
+    const state = stateOf(marker, target);
+    assert.ok(state !== undefined && isFinal(state), `${target}: ${JSON.stringify(state)}`);
+  }
+  // No calls beyond the attempts the policy allows, crashes included.
+  for (const [target, calls] of world.calls) {
+    assert.ok(calls <= DEFAULT_DISPATCH_POLICY.maxAttempts, `${target} called ${String(calls)} times`);
+  }
+}
+
 describe('dispatcher properties under crashes', () => {
   it('every (build, target) is nudged at most once, and ends nudged, held or finalised with a reason', () => {
     fc.assert(
       fc.property(SCENARIO, (s) => {
-        const world = simulate(s);
-        const marker = world.run === undefined ? world.lastMarker : markerOf(world.run);
-        if (world.run !== undefined) {
-          assert.ok(marker === undefined || isSettled(marker), `unsettled: ${JSON.stringify(marker)}`);
-          assert.equal(hasOurFinalizer(world.run), false, 'finalizer left behind');
-        }
-        for (const target of TARGETS) {
-          const effects = world.effects.get(target)?.size ?? 0;
-          // Property 1: at most once; the key is the same on every attempt and after every crash.
-          assert.ok(effects <= 1, `${target} nudged ${String(effects)} times`);
-          const state = stateOf(marker, target);
-          if (state?.kind === 'pullRequest') assert.equal(effects, 1, `${target} recorded but not nudged`);
-          if (state?.kind === 'held') {
-            assert.equal(effects, 0, `${target} both held and nudged`);
-            assert.ok(
-              [...world.records.values()].some((r) => r.target === target && r.changeGroup === state.changeGroup),
-            );
-          }
-          if (effects === 1) assert.notEqual(state?.kind, 'held');
-        }
-        // Every target of the plan has a final outcome (a build deleted before it could be planned
-        // has none: nothing protected it, as with build-service).
-        for (const target of world.planned ?? []) {
-          const state = stateOf(marker, target);
-          assert.ok(state !== undefined && isFinal(state), `${target}: ${JSON.stringify(state)}`);
-        }
-        // No calls beyond the attempts the policy allows, crashes included.
-        for (const [target, calls] of world.calls) {
-          assert.ok(calls <= DEFAULT_DISPATCH_POLICY.maxAttempts, `${target} called ${String(calls)} times`);
-        }
+        assertOutcomes(s);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a hold its ChangeGroup releases is fired at most once, never while still held, or finalised', () => {
+    const released = SCENARIO.chain((s) =>
+      fc
+        .record({ from: fc.integer({ min: 0, max: 3 }), atPass: fc.integer({ min: 0, max: 30 }) })
+        .map(({ from, atPass }): Scenario => ({
+          ...s,
+          entries: [...new Set([...s.entries, 't2' as const])],
+          missing: s.missing.filter((t) => t !== 't2'),
+          holds: [{ target: 't2', from, until: 40 }],
+          releases: [{ target: 't2', atPass }],
+          deleteAtPass: undefined,
+        })),
+    );
+    let fired = 0;
+    fc.assert(
+      fc.property(released, (s) => {
+        assertOutcomes(s);
+      }),
+      { numRuns: 200 },
+    );
+    // The scenarios do reach the release (8 of these 50: the others fail, lose the entry, the
+    // Component or the NudgeConfig first, and are finalised with a reason).
+    fc.assert(
+      fc.property(released, (s) => {
+        const world = simulate(s);
+        const held = [...world.records.values()].some((r) => r.target === 't2');
+        if (held && (world.effects.get('t2')?.size ?? 0) === 1) fired += 1;
+      }),
+      { numRuns: 50, seed: 1 },
+    );
+    assert.ok(fired >= 5, `only ${String(fired)} of 50 held t2 and then fired it after its release`);
   });
 
   it('without crashes or changes, a succeeded build nudges each existing target exactly once', () => {
@@ -344,6 +411,7 @@ describe('dispatcher properties under crashes', () => {
           entries,
           missing: [],
           holds: [],
+          releases: [],
           executor: { t1: [], t2: [], t3: [], t4: [] },
           crashes: [],
         });

@@ -16,7 +16,7 @@ import {
   dispatchKey,
   heldRecordName,
 } from '../../../src/domain/nudge/dispatch-held-record.ts';
-import { isEffect, type DispatchIntent, type FireIntent } from '../../../src/domain/nudge/dispatch-intents.ts';
+import { isEffect } from '../../../src/domain/nudge/dispatch-intents.ts';
 import { DISPATCH_FINALIZER, serializeMarker } from '../../../src/domain/nudge/dispatch-marker.ts';
 import {
   DispatchInputError,
@@ -41,10 +41,12 @@ import {
   applyAll,
   build,
   changeGroup,
+  firesOf,
   graph,
   input,
   kinds,
   markerOf,
+  runPass,
 } from './dispatch-fixtures.ts';
 
 const FINALIZED = { finalizers: [DISPATCH_FINALIZER] };
@@ -56,20 +58,6 @@ function decide(run: PipelineRun, overrides: Partial<DispatchInput> = {}) {
 
 function markerText(run: PipelineRun): string | undefined {
   return run.metadata?.annotations?.['nudger.konflux-ci.dev/nudges'];
-}
-
-function firesOf(intents: readonly DispatchIntent[]): FireIntent[] {
-  return intents.filter((i): i is FireIntent => i.kind === 'fire');
-}
-
-/** Applies intents, settling every fire with `ok`, as the controller does, and returns the build. */
-function runPass(run: PipelineRun, intents: readonly DispatchIntent[], now = T0): PipelineRun {
-  let current = run;
-  for (const intent of intents) {
-    current = applyAll(current, [intent]);
-    if (intent.kind === 'fire') current = applyAll(current, settleFire(intent, { ok: true }, now));
-  }
-  return current;
 }
 
 describe('decideDispatch: who is left alone', () => {
