@@ -1,0 +1,229 @@
+// A STAND-IN FOR RENOVATE, for the sandbox only: what Renovate does with one of the configs the
+// `renovate` executor generates (src/domain/nudge/renovate-config.ts), reproduced closely enough
+// that the sandbox can run the same scenario with both executors and compare the pull requests,
+// branches and file contents they give (issue 10). Production code never uses it: in a cluster,
+// the nudge PipelineRun runs the real Renovate.
+//
+// Pure: the caller reads the repository's files and the new digest, and writes what this returns.
+// It follows Renovate's documented regex-manager behaviour (docs.renovatebot.com/modules/manager/
+// regex, and renovatebot/renovate lib/modules/manager/custom/regex and
+// lib/workers/repository/update/branch/auto-replace.ts):
+// - a file takes part when one of the manager's fileMatch regexes matches its path (unanchored);
+// - each matchString is run with the g flag over the whole file (not per line; matchStringsStrategy
+//   "any"), and every match is a dependency: depName and currentValue from depNameTemplate and
+//   currentValueTemplate (nudger writes literals, no Handlebars), currentDigest from the named
+//   group, the whole match as its replaceString;
+// - packageRules apply in order (`matchPackagePatterns: ["*"]` matches every package), so the
+//   nudge's rule re-enables only its own packages;
+// - the docker datasource gives the digest of `depName:currentValue` (the caller's lookup; the
+//   sandbox has no registry), and a dependency whose currentDigest differs is updated: without an
+//   autoReplaceStringTemplate, Renovate replaces currentDigest by newDigest (and currentValue by
+//   newValue, the same tag here) inside the replaceString, at the dependency's own position;
+// - the branch is branchPrefix + additionalBranchPrefix + branchTopic, where a groupName makes the
+//   topic the group's slug (`{{{groupSlug}}}`); the commit subject is Renovate's "<prefix> Update
+//   <commitMessageTopic> to <digest7> <suffix>" (renovateCommitSubject, N17), the message adds
+//   commitBody after a blank line; the pull request is titled like the subject, its body is
+//   Renovate's between prHeader and prFooter, and it carries the config's labels.
+import { compileFileMatch, pathMatches } from '../domain/digest-rewrite/index.ts';
+import { objectDecoder } from '../domain/schema-validation.ts';
+import { renovateCommitSubject } from '../domain/nudge/commit-subject.ts';
+import { renovatePullRequestBody } from '../domain/nudge/pull-request-text.ts';
+import { RenovateNudgeConfig } from '../schema/renovate-config.ts';
+
+export class RenovateEmulationError extends Error {
+  override readonly name = 'RenovateEmulationError';
+}
+
+const decodeConfig = objectDecoder(RenovateNudgeConfig);
+
+/** A config as the nudge's ConfigMap holds it (JSON text), decoded with the schema it was built to. */
+export function readRenovateConfig(text: string, where: string): RenovateNudgeConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RenovateEmulationError(`${where}: not JSON`);
+  }
+  const decoded = decodeConfig(parsed);
+  if (!decoded.ok) {
+    const problems = decoded.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    throw new RenovateEmulationError(`${where}: not a nudge config (${problems})`);
+  }
+  return decoded.object;
+}
+
+export interface RepositoryText {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** One dependency the regex manager extracted. */
+export interface ExtractedDependency {
+  readonly path: string;
+  readonly depName: string;
+  readonly currentValue: string;
+  readonly currentDigest: string;
+  /** The whole match. */
+  readonly replaceString: string;
+  readonly index: number;
+}
+
+function literalTemplate(value: string, field: string): string {
+  if (value.includes('{{')) throw new RenovateEmulationError(`${field}: Handlebars templates are not emulated`);
+  return value;
+}
+
+/** The files Renovate's fileMatch selects, by path. */
+export function selectPackageFiles(config: RenovateNudgeConfig, files: readonly RepositoryText[]): RepositoryText[] {
+  const matchers = compileFileMatch(config.customManagers[0].fileMatch);
+  return files.filter((file) => pathMatches(file.path, matchers));
+}
+
+/** The regex manager's extraction over the selected files: every match of every matchString. */
+export function extractDependencies(config: RenovateNudgeConfig, files: readonly RepositoryText[]) {
+  const [manager] = config.customManagers;
+  const depName = literalTemplate(manager.depNameTemplate, 'depNameTemplate');
+  const currentValue = literalTemplate(manager.currentValueTemplate, 'currentValueTemplate');
+  const dependencies: ExtractedDependency[] = [];
+  for (const file of selectPackageFiles(config, files)) {
+    for (const matchString of manager.matchStrings) {
+      for (const match of file.text.matchAll(new RegExp(matchString, 'g'))) {
+        const currentDigest = match.groups?.currentDigest;
+        if (currentDigest === undefined) continue;
+        dependencies.push({
+          path: file.path,
+          depName,
+          currentValue,
+          currentDigest,
+          replaceString: match[0],
+          index: match.index,
+        });
+      }
+    }
+  }
+  return dependencies;
+}
+
+/** Whether packageRules leave the package enabled, applied in order as Renovate merges them. */
+export function packageEnabled(config: RenovateNudgeConfig, depName: string): boolean {
+  let enabled = true;
+  for (const rule of config.packageRules) {
+    // Renovate reads the pattern "*" as every package; the schema allows no other pattern.
+    const byPattern = 'matchPackagePatterns' in rule;
+    const byName = 'matchPackageNames' in rule && rule.matchPackageNames.includes(depName);
+    if (byPattern || byName) enabled = rule.enabled;
+  }
+  return enabled;
+}
+
+/** Renovate's slugify of a groupName, for the names nudger writes (letters, digits, `-`, spaces). */
+function groupSlug(groupName: string): string {
+  return groupName.trim().toLowerCase().replace(/\s+/g, '-');
+}
+
+/** The branch Renovate names for the nudge's package rule. */
+export function renovateBranchName(config: RenovateNudgeConfig): string {
+  const [, rule] = config.packageRules;
+  const topic = rule.groupName === '' ? rule.branchTopic : groupSlug(rule.groupName);
+  return `${rule.branchPrefix}${rule.additionalBranchPrefix}${topic}`;
+}
+
+export interface ChangedFile {
+  readonly path: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+export interface RenovateUpdate {
+  /** `<owner>/<name>` and its base branch, from the config's repositories. */
+  readonly repository: string;
+  readonly baseBranch: string;
+  readonly branch: string;
+  readonly files: readonly ChangedFile[];
+  readonly commitSubject: string;
+  /** Subject, blank line, commitBody. */
+  readonly commitMessage: string;
+  readonly prTitle: string;
+  readonly prBody: string;
+  readonly labels: readonly string[];
+  readonly newDigest: string;
+}
+
+export interface EmulationInput {
+  readonly config: RenovateNudgeConfig;
+  /** The base branch's files (at least every file fileMatch selects). */
+  readonly files: readonly RepositoryText[];
+  /** The docker datasource: the digest `depName:tag` points to now, or undefined when unknown. */
+  readonly lookupDigest: (depName: string, tag: string) => string | undefined;
+  /** Renovate's semanticCommits "auto" result for the base branch; default false. */
+  readonly semanticCommits?: boolean;
+}
+
+/** Each dependency's replaceString with its digest replaced, at its own position. */
+function applyUpdates(file: RepositoryText, updates: readonly ExtractedDependency[], newDigest: string): string {
+  let text = '';
+  let copied = 0;
+  for (const update of [...updates].sort((a, b) => a.index - b.index)) {
+    if (update.index < copied) throw new RenovateEmulationError(`${file.path}: two matches overlap`);
+    text += file.text.slice(copied, update.index) + update.replaceString.split(update.currentDigest).join(newDigest);
+    copied = update.index + update.replaceString.length;
+  }
+  return text + file.text.slice(copied);
+}
+
+/** What Renovate would push and open for this config, or undefined when nothing needs updating. */
+export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefined {
+  const { config } = input;
+  const [repository] = config.repositories;
+  const baseBranch = repository?.baseBranches[0];
+  if (repository === undefined || baseBranch === undefined) {
+    throw new RenovateEmulationError('repositories: no repository with a base branch');
+  }
+  const [, rule] = config.packageRules;
+  const dependencies = extractDependencies(config, input.files).filter((d) => packageEnabled(config, d.depName));
+  const lookups = new Map<string, string | undefined>();
+  const newDigestOf = (d: ExtractedDependency) => {
+    const key = `${d.depName}:${d.currentValue}`;
+    if (!lookups.has(key)) lookups.set(key, input.lookupDigest(d.depName, d.currentValue));
+    return lookups.get(key);
+  };
+  const updates = dependencies.filter((d) => {
+    const digest = newDigestOf(d);
+    return digest !== undefined && digest !== d.currentDigest;
+  });
+  const [first] = updates;
+  if (first === undefined) return undefined;
+  const newDigest = newDigestOf(first) ?? '';
+  const files: ChangedFile[] = [];
+  for (const file of input.files) {
+    const own = updates.filter((u) => u.path === file.path);
+    if (own.length > 0) files.push({ path: file.path, before: file.text, after: applyUpdates(file, own, newDigest) });
+  }
+  const commitSubject = renovateCommitSubject({
+    nudging: rule.commitMessageTopic,
+    newDigest,
+    commitMessagePrefix: rule.commitMessagePrefix ?? '',
+    commitMessageSuffix: rule.commitMessageSuffix ?? '',
+    ...(input.semanticCommits === undefined ? {} : { semanticCommits: input.semanticCommits }),
+  });
+  return {
+    repository: repository.repository,
+    baseBranch,
+    branch: renovateBranchName(config),
+    files,
+    commitSubject,
+    commitMessage: `${commitSubject}\n\n${rule.commitBody}`,
+    prTitle: commitSubject,
+    prBody: renovatePullRequestBody({
+      prHeader: rule.prHeader,
+      prFooter: rule.prFooter,
+      repository: first.depName,
+      currentDigest: first.currentDigest,
+      newDigest,
+      automerge: config.automerge,
+      automergeSchedule: config.automergeSchedule ?? [],
+    }),
+    labels: config.labels,
+    newDigest,
+  };
+}
