@@ -253,6 +253,19 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       '--changegroup-url-template <url>',
       'console URL of a ChangeGroup for PR descriptions, with {namespace} and {name} (default: a kubectl command)',
     )
+    .addOption(
+      new Option(
+        '--nudge-dispatch <bool>',
+        'fire the nudges of namespaces with a NudgeConfig (false leaves firing to integration-service)',
+      )
+        .default(true, 'true')
+        .argParser(booleanFlag('--nudge-dispatch')),
+    )
+    .addOption(
+      new Option('--nudge-executor <name>', 'executor of nudges whose NudgeConfig names none')
+        .choices(['direct', 'renovate'])
+        .default('direct'),
+    )
     .option('--bot-name <name>', "author name of nudger's commits", 'nudger')
     .option(
       '--bot-email <email>',
@@ -304,6 +317,15 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     });
 
   return program;
+}
+
+/** `true` or `false`, nothing else: a typo must not silently mean either. */
+function booleanFlag(flag: string): (value: string) => boolean {
+  return (value) => {
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    throw new UsageError(`${flag}: "${value}" is not true or false`);
+  };
 }
 
 /** `15s`, `500ms`, `2m`: a duration in milliseconds. */

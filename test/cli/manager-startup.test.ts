@@ -117,6 +117,18 @@ describe('nudger manager start-up errors', () => {
     assert.doesNotMatch(exit.stderr, /listening/);
   });
 
+  it('exits 2 naming --nudge-dispatch or --nudge-executor when the value is neither allowed spelling', async () => {
+    const dispatch = await runManager([...base(), '--webhook-cert-dir', certDir, '--nudge-dispatch', 'yes']);
+    assertRefused(dispatch, /^nudger: --nudge-dispatch: "yes" is not true or false$/);
+    const executor = await runManager([...base(), '--webhook-cert-dir', certDir, '--nudge-executor', 'Renovate']);
+    // Commander's own refusal of a choice: its line, then where to find the usage.
+    assert.equal(executor.code, 2, executor.stderr);
+    assert.match(
+      executor.stderr,
+      /--nudge-executor <name>' argument 'Renovate' is invalid\. Allowed choices are direct, renovate/,
+    );
+  });
+
   it('exits 2 when the directory holds no certificate pair', async () => {
     const exit = await runManager([...base(), '--webhook-cert-dir', dir]);
     assertRefused(exit, /^nudger: --webhook-cert-dir .*: cannot read tls\.crt\/tls\.key: ENOENT$/);

@@ -13,6 +13,7 @@ import {
 } from '../../adapters/forges/registry.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
+import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { certDirError, preflightManager, type ManagerPreflightOptions } from './manager-preflight.ts';
 
 /** The flags, as commander hands them over; those the preflight checks are declared there. */
@@ -22,6 +23,10 @@ export interface ManagerCommandOptions extends ManagerPreflightOptions {
   /** The values of each `--<kind>-host` flag, by forge kind. */
   readonly forgeHosts: Readonly<Partial<Record<HostedForgeKind, readonly string[]>>>;
   readonly botName: string;
+  /** `--nudge-dispatch`: nudger fires the nudges of NudgeConfig namespaces (docs/decisions.md D9). */
+  readonly nudgeDispatch: boolean;
+  /** `--nudge-executor`: the executor where a NudgeConfig names none. */
+  readonly nudgeExecutor: DispatchExecutor;
   /** Ends the manager (tests); the process signals do the same for a real run. */
   readonly signal?: AbortSignal;
 }
@@ -148,6 +153,7 @@ function startManagerFor(
           : { kind: 'console', urlTemplate: options.changegroupUrlTemplate },
       bot: { name: options.botName, email: options.botEmail },
     },
+    dispatch: { enabled: options.nudgeDispatch, defaultExecutor: options.nudgeExecutor },
     logger,
   });
 }

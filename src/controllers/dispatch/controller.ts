@@ -25,6 +25,7 @@ import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ControllerSettings } from '../settings.ts';
 import type { NudgeExecutors } from './executor.ts';
+import { defaultExecutors } from './default-executors.ts';
 import { EXECUTOR_ANNOTATION, unsettledBuildsOf } from './inputs.ts';
 import { dispatchMetrics } from './metrics.ts';
 import { DispatchReconciler } from './reconciler.ts';
@@ -34,7 +35,10 @@ export interface DispatchControllerOptions {
   readonly enabled: boolean;
   /** `--nudge-executor`: the executor of namespaces whose NudgeConfig names none. */
   readonly defaultExecutor: DispatchExecutor;
-  /** The executors this manager runs. A nudge whose executor is missing fails (executor-unavailable). */
+  /**
+   * The executors this manager runs; default both, over the ChangeGroup controller's forges
+   * (default-executors.ts). A nudge whose executor is missing fails (executor-unavailable).
+   */
   readonly executors?: NudgeExecutors;
   /** Attempts and waits (docs/decisions.md N18); tests shorten them. */
   readonly policy?: DispatchPolicy;
@@ -82,7 +86,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         nudgeConfigs: nudgeConfigs.store,
         changeGroups: new StoreChangeGroupSource(changeGroups.store),
         releasePlanAdmissions: releasePlanAdmissions.store,
-        executors: options.executors ?? {},
+        executors: options.executors ?? defaultExecutors(client, settings.changeGroups),
         defaultExecutor: options.defaultExecutor,
         ...(options.policy === undefined ? {} : { policy: options.policy }),
         events,
