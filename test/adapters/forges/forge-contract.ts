@@ -149,6 +149,9 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
         'later',
       ]);
       assert.deepEqual((await fixture.inspect(number)).labels, ['konflux-nudge', 'team-a', 'later']);
+      // A labelled PR reads back as before (GitHub lists and gets it with its label objects).
+      assert.equal((await provider.findPullRequestByHeadBranch(repo, BRANCH))?.number, number);
+      assert.equal((await provider.getPullRequest(repo, number)).number, number);
       await assert.rejects(provider.addLabels(repo, 41, ['x']), (error: unknown) => isForgeError(error, 404));
     });
 

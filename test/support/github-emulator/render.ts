@@ -216,14 +216,18 @@ export function renderPullRequest(
   };
 }
 
-/** A `label`: GitHub gives a label it creates on first use the colour ededed and no description. */
+/**
+ * A `label`: GitHub gives a label it creates on first use the colour ededed and no description.
+ * The description is '' rather than null: `pull-request-simple` (pulls/list) documents it as a
+ * string, where `label` and `pull-request` allow null.
+ */
 export function renderLabel(urls: EmulatorUrls, repo: RepositoryRecord, name: string, id: number): JsonObject {
   return {
     id,
     node_id: `LA_${Buffer.from(`label:${String(id)}`).toString('base64url')}`,
     url: `${urls.api}/repos/${repo.owner}/${repo.name}/labels/${encodeURIComponent(name)}`,
     name,
-    description: null,
+    description: '',
     color: 'ededed',
     default: false,
   };

@@ -1,0 +1,156 @@
+// The `direct` executor against the GitHub emulator (docs/decisions.md D7, D9, N19): the GitHub
+// provider the manager builds, real git over authenticated smart HTTP, and every REST and GraphQL
+// request checked against GitHub's published descriptions. One repository lives through a whole
+// nudge history: first nudge with labels and auto-merge, a newer build, a late older one, a human
+// commit until the rebase box is ticked, a moved base and repeated fires.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Credentials } from '../../src/adapters/credentials/credentials.ts';
+import { FORGE_REGISTRY } from '../../src/adapters/forges/registry.ts';
+import { parseRepositoryUrl } from '../../src/adapters/forges/repository-url.ts';
+import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
+import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
+import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
+import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { foreignPush, git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import {
+  BRANCH,
+  BUILD_1,
+  BUILD_2,
+  BUILD_3,
+  BUNDLE_FILES,
+  IMAGE,
+  digestOf,
+  nudgeRequest,
+  tickRebase,
+} from './dispatch-direct-fixture.ts';
+
+const TOKEN = 'ghs_directExecutorTokenThatMustNeverLeak0123';
+const SETTINGS = { configMap: 'cm', labels: ['team-a'], automerge: true, platformAutomerge: true };
+
+let emulator: GitHubEmulator;
+let executor: DirectNudgeExecutor;
+let url: string;
+let dir: string;
+const outcomes: FireOutcome[] = [];
+
+before(async () => {
+  emulator = await startGitHubEmulator({ token: TOKEN });
+  await emulator.createRepository('acme', 'bundle', BUNDLE_FILES);
+  url = `${emulator.gitBaseUrl}/acme/bundle`;
+  dir = tempDir('direct-github');
+  // The manager's resolver reads the token from the tenant's SCM Secret; the provider is built by
+  // the same registry factory.
+  const resolver: ForgeResolver = {
+    resolve: (gitUrl) =>
+      Promise.resolve({
+        repo: parseRepositoryUrl(gitUrl),
+        provider: FORGE_REGISTRY.github.create({
+          apiUrl: emulator.apiUrl,
+          gitBaseUrl: emulator.gitBaseUrl,
+          credentials: new Credentials({ token: TOKEN }),
+        }),
+      }),
+  };
+  executor = new DirectNudgeExecutor({ resolver, workspaces: new GitWorkspaces({ cacheDir: join(dir, 'cache') }) });
+});
+
+after(async () => {
+  const violations = [...emulator.contractViolations];
+  await emulator.close();
+  removeTempDirs();
+  assert.deepEqual(violations, [], 'every request and answer follows GitHub’s descriptions');
+  for (const outcome of outcomes) assert.ok(!JSON.stringify(outcome).includes(TOKEN), 'no token in any outcome');
+});
+
+async function fire(build: typeof BUILD_1): Promise<FireOutcome> {
+  const outcome = await executor.fire(nudgeRequest(url, build, { settings: SETTINGS }));
+  outcomes.push(outcome);
+  return outcome;
+}
+
+function pulls() {
+  return emulator.pullRequests('acme', 'bundle');
+}
+
+function only() {
+  const [pull, ...rest] = pulls();
+  assert.ok(pull !== undefined && rest.length === 0, 'exactly one pull request');
+  return pull;
+}
+
+const gitDir = (): string => join(emulator.projectRoot, 'acme', 'bundle.git');
+/** The emulator's bare repository, where a human pushes as if from their clone. */
+const bare = (): string => `file://${gitDir()}`;
+const commitsOnBranch = (): number => Number(git(dir, '--git-dir', gitDir(), 'rev-list', '--count', `main..${BRANCH}`));
+
+describe('direct executor on GitHub (emulated)', () => {
+  it('opens the pull request with title, body, labels and auto-merge', async () => {
+    const outcome = await fire(BUILD_1);
+    assert.deepEqual(outcome.notices, []);
+    const pull = only();
+    assert.equal(outcome.result.ok && outcome.result.detail, `${emulator.gitBaseUrl}/acme/bundle/pull/1`);
+    assert.deepEqual([pull.headRef, pull.baseRef, pull.state, pull.draft], [BRANCH, 'main', 'open', false]);
+    assert.equal(pull.title, 'Update operand to aaaaaaa');
+    assert.match(pull.body ?? '', /^Image created from 'https:\/\/github\.com\/acme\/operand\?rev=f{40}'/);
+    assert.match(pull.body ?? '', /🚦 \*\*Automerge\*\*: Enabled\./);
+    assert.match(pull.body ?? '', /pipelineRun=operand-on-push-1 digest=sha256:a{64} -->$/);
+    assert.deepEqual(pull.labels, ['konflux-nudge', 'team-a']);
+    assert.deepEqual(pull.autoMerge, { method: 'MERGE', enabledBy: 'nudger-bot' });
+    const operations = emulator.requests.map((request) => request.operationId);
+    assert.ok(operations.includes('issues/add-labels'));
+    assert.ok(operations.includes('graphql:enablePullRequestAutoMerge'));
+  });
+
+  it('puts a newer build into the same pull request as one commit', async () => {
+    const outcome = await fire(BUILD_2);
+    assert.equal(outcome.result.ok, true);
+    const pull = only();
+    assert.equal(pull.title, 'Update operand to bbbbbbb');
+    assert.equal(commitsOnBranch(), 1);
+    assert.equal(git(dir, '--git-dir', gitDir(), 'show', `${BRANCH}:Dockerfile`), `FROM ${IMAGE}@${digestOf('b')}\n`);
+  });
+
+  it('changes nothing for a late older build', async () => {
+    const before = only();
+    const writes = emulator.requests.length;
+    const outcome = await fire(BUILD_1);
+    assert.match(outcome.result.ok ? (outcome.result.detail ?? '') : '', /^superseded/);
+    assert.deepEqual(only(), before);
+    const since = emulator.requests.slice(writes).map((request) => `${request.method} ${request.operationId ?? ''}`);
+    assert.deepEqual(since, ['GET pulls/list', 'GET pulls/list-commits'], 'it only looked');
+  });
+
+  it('leaves a human commit alone until the rebase box is ticked', async () => {
+    const human = foreignPush(dir, bare(), BRANCH, 'NOTES.md', 'mine\n');
+    const refused = await fire(BUILD_3);
+    assert.ok(!refused.result.ok);
+    assert.equal(refused.result.reason, 'branch-edited');
+    assert.equal(await emulator.branchHead('acme', 'bundle', BRANCH), human);
+
+    const pull = only();
+    await emulator.editPullRequestBody('acme', 'bundle', pull.number, tickRebase(pull.body ?? ''));
+    const rebased = await fire(BUILD_3);
+    assert.equal(rebased.result.ok, true);
+    assert.equal(commitsOnBranch(), 1, 'the human commit is gone');
+    assert.equal(only().title, 'Update operand to ccccccc');
+    assert.match(only().body ?? '', /- \[ \] <!-- rebase-check -->/);
+  });
+
+  it('rebases onto a moved base, and a repeated fire pushes and opens nothing', async () => {
+    const moved = foreignPush(dir, bare(), 'main', 'README.md', 'moved\n');
+    const outcome = await fire(BUILD_3);
+    assert.equal(outcome.result.ok, true);
+    assert.equal(git(dir, '--git-dir', gitDir(), 'rev-parse', `${BRANCH}^`).trim(), moved);
+
+    const pushes = (): number =>
+      emulator.requests.filter((request) => request.path.includes('git-receive-pack')).length;
+    const before = pushes();
+    const again = await fire(BUILD_3);
+    assert.equal(again.result.ok, true);
+    assert.equal(pushes(), before, 'no second push');
+    assert.equal(pulls().length, 1, 'no second pull request');
+  });
+});
