@@ -1,5 +1,5 @@
 // How the `direct` executor classifies failures for the dispatcher's marker (docs/decisions.md N18,
-// N19), and who it commits as.
+// N20), and who it commits as.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Credentials } from '../../src/adapters/credentials/credentials.ts';

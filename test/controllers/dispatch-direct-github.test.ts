@@ -1,4 +1,4 @@
-// The `direct` executor against the GitHub emulator (docs/decisions.md D7, D9, N19): the GitHub
+// The `direct` executor against the GitHub emulator (docs/decisions.md D7, D9, N20): the GitHub
 // provider the manager builds, real git over authenticated smart HTTP, and every REST and GraphQL
 // request checked against GitHub's published descriptions. One repository lives through a whole
 // nudge history: first nudge with labels and auto-merge, a newer build, a late older one, a human

@@ -1,4 +1,4 @@
-// The `direct` executor against the local forge with real git (docs/decisions.md D9, N19): what a
+// The `direct` executor against the local forge with real git (docs/decisions.md D9, N20): what a
 // user sees on the first nudge, a newer build, a late older build, a human commit until the rebase
 // box is ticked, a moved base, automerge settings, and a fire repeated after a crash.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // How the `direct` executor honours the automerge keys of the Renovate ConfigMap (docs/decisions.md
-// D9, N19). build-service hands Renovate `automerge`, `platformAutomerge`, `automergeType`,
+// D9, N20). build-service hands Renovate `automerge`, `platformAutomerge`, `automergeType`,
 // `automergeSchedule`, `ignoreTests` and `gitLabIgnoreApprovals`; Renovate, with its defaults
 // (automergeType `pr`, platformAutomerge as given), enables the forge's own auto-merge on the pull
 // request it opens (GitHub: GraphQL enablePullRequestAutoMerge) and merges nothing itself until a

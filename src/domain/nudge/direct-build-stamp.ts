@@ -1,4 +1,4 @@
-// Which build a `direct` nudge pull request carries (docs/decisions.md N19). A newer build of the
+// Which build a `direct` nudge pull request carries (docs/decisions.md N20). A newer build of the
 // nudging component replaces the digest in the same pull request; an older build that arrives late
 // (a retry, a slow verification) must not overwrite it. The executor cannot ask the cluster which
 // build the pull request holds, so the pull request says it itself: a hidden HTML comment at the end

@@ -1,4 +1,4 @@
-// What the `direct` executor does with the nudge pull request it finds (docs/decisions.md D9, N19),
+// What the `direct` executor does with the nudge pull request it finds (docs/decisions.md D9, N20),
 // decided from what it observed and nothing else, so that a repeated fire decides the same:
 //
 // - an open pull request that carries a newer build of the same nudging component is left as it is

@@ -1,4 +1,4 @@
-// The pure rules of the `direct` executor (docs/decisions.md N19): which build a pull request
+// The pure rules of the `direct` executor (docs/decisions.md N20): which build a pull request
 // carries, what the executor does with the pull request it finds, and how the automerge keys are
 // honoured or reported.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The `direct` executor (docs/decisions.md D9, N17, N19): nudger opens or updates the nudge pull
+// The `direct` executor (docs/decisions.md D9, N17, N20): nudger opens or updates the nudge pull
 // request itself, as build-service's Renovate would shape it. One fire:
 //
 // 1. resolve the nudged repository's forge and credentials;
@@ -154,7 +154,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
 /**
  * A fire that leaves the pull request as it is. A late older build ends ok: the target already
  * pins a newer digest of the same component, which is what the nudge was for, so retrying or
- * calling it failed would only mislead (docs/decisions.md N19). A branch someone else pushed to
+ * calling it failed would only mislead (docs/decisions.md N20). A branch someone else pushed to
  * ends failed, permanently, with `branch-edited`: retrying cannot help until a human ticks the
  * rebase box, and the next build's nudge asks again.
  */

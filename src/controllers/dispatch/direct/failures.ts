@@ -1,4 +1,4 @@
-// A failed `direct` nudge as the dispatcher records it (docs/decisions.md N18, N19): a reason token
+// A failed `direct` nudge as the dispatcher records it (docs/decisions.md N18, N20): a reason token
 // for the marker, a message for the Event, and whether retrying can help. Only fields that are
 // already redacted reach the message (ForgeError, ForgeResolutionError and GitCommandError reasons
 // are built from redacted text); the forge's credentials redact it once more, and any other error

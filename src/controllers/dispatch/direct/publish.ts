@@ -1,5 +1,5 @@
 // The forge side of a `direct` nudge once its commit is on the branch (docs/decisions.md D5, D9,
-// N19): the pull request with Renovate's title and body (found by head branch before one is
+// N20): the pull request with Renovate's title and body (found by head branch before one is
 // created, never two), its labels, and the forge's auto-merge where the settings ask for it. Every
 // step is safe to repeat: an unchanged title and body are not written again, adding a label the
 // pull request has changes nothing, and asking for auto-merge twice is harmless.
