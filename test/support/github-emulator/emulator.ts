@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
+import { EmulatedApps, type Principal } from './app-api.ts';
 import { BareRepository, serveGitHttp } from './git-backend.ts';
 import { runGraphql } from './graphql-api.ts';
 import { gitHubContract, type MatchedOperation } from './openapi-contract.ts';
@@ -24,6 +25,8 @@ export interface GitHubEmulatorOptions {
   readonly projectRoot?: string;
   /** The login the token belongs to; the author of the PRs it opens. Default `nudger-bot`. */
   readonly login?: string;
+  /** Milliseconds since the epoch for App JWTs and installation token expiry; default Date.now. */
+  readonly clock?: () => number;
 }
 
 export interface RecordedRequest {
@@ -62,6 +65,8 @@ export interface GitHubEmulator {
   readonly projectRoot: string;
   readonly requests: RecordedRequest[];
   readonly contractViolations: string[];
+  /** GitHub Apps: register one with its public key, install it, count the tokens minted (app-api.ts). */
+  readonly apps: EmulatedApps;
   /** A repository whose `defaultBranch` holds `files` in one commit; its ref has the emulator as host. */
   createRepository(
     owner: string,
@@ -89,6 +94,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   const login = options.login ?? 'nudger-bot';
   const contract = gitHubContract();
   const state = new EmulatorState();
+  const apps = new EmulatedApps(state, options.clock ?? Date.now);
   const requests: RecordedRequest[] = [];
   const contractViolations: string[] = [];
   let rateLimited: { remaining: number; retryAfterSeconds: number; status: 403 | 429 } | undefined;
@@ -121,7 +127,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         await serialized(() => serveRest(request, response, url, label));
       } else {
         label('git');
-        if (!gitAuthorized(request.headers.authorization, options.token)) {
+        const [owner = '', name = ''] = url.pathname.split('/').slice(1, 3);
+        if (!apps.gitAuthorized(request.headers.authorization, options.token, owner, name.replace(/\.git$/, ''))) {
           response.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"', 'content-type': 'text/plain' });
           response.end('Invalid username or token. Password authentication is not supported for Git operations.\n');
           return;
@@ -139,6 +146,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   const web = `http://127.0.0.1:${String(port)}`;
   const urls: EmulatorUrls = { api: `${web}${API_PREFIX}`, web };
   const handlers = restHandlers(state, urls);
+  const appHandlers = apps.handlers(urls);
 
   async function serveRest(
     request: IncomingMessage,
@@ -158,9 +166,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       }
       sendJson(response, result.status, result.body, result.headers);
     };
-    const auth = apiLogin(request.headers.authorization, options.token, login);
-    if (auth.failure !== undefined) {
-      reply({ status: 401, body: errorBody(401, auth.failure) });
+    const auth = apps.authenticate(request.headers.authorization, options.token, login);
+    if (!auth.ok) {
+      reply({ status: 401, body: errorBody(401, auth.message) });
       return;
     }
     if (operation === undefined) {
@@ -199,13 +207,28 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       reply({ status: 422, body: errorBody(422, `Invalid request.\n\n${problems.join('\n')}`) });
       return;
     }
+    const refused = apps.authorizeRest(
+      auth.principal,
+      operation.operationId,
+      operation.pathParams.owner,
+      operation.pathParams.repo,
+    );
+    if (refused !== undefined) {
+      reply(refused);
+      return;
+    }
+    const appHandler = appHandlers.get(operation.operationId);
+    if (appHandler !== undefined) {
+      reply(await appHandler({ pathParams: operation.pathParams, body, principal: auth.principal }));
+      return;
+    }
     const handler = handlers.get(operation.operationId);
     if (handler === undefined) {
       contractViolations.push(`${operation.operationId}: documented but not emulated`);
       reply({ status: 404, body: errorBody(404, 'Not Found') });
       return;
     }
-    reply(await handler(restRequest(operation, url, path, body, auth.login)));
+    reply(await handler(restRequest(operation, url, path, body, loginOf(auth.principal))));
   }
 
   async function serveGraphql(
@@ -215,9 +238,10 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   ): Promise<void> {
     const raw = await readBody(request);
     label('graphql');
-    const auth = apiLogin(request.headers.authorization, options.token, login);
-    if (auth.failure !== undefined) {
-      sendJson(response, 401, { message: auth.failure, documentation_url: 'https://docs.github.com/graphql' });
+    const auth = apps.authenticate(request.headers.authorization, options.token, login);
+    if (!auth.ok || auth.principal.kind === 'app') {
+      const message = auth.ok ? 'Resource not accessible by integration' : auth.message;
+      sendJson(response, auth.ok ? 403 : 401, { message, documentation_url: 'https://docs.github.com/graphql' });
       return;
     }
     if (request.method !== 'POST') {
@@ -232,7 +256,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       sendJson(response, 400, { message: 'Problems parsing JSON' });
       return;
     }
-    const outcome = await runGraphql(state, web, parsed, auth.login);
+    const outcome = await runGraphql(apps.scopedState(state, auth.principal), web, parsed, loginOf(auth.principal));
     label(`graphql:${outcome.fields.join(',')}`);
     contractViolations.push(...outcome.violations);
     sendJson(response, outcome.status, outcome.body);
@@ -261,6 +285,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
     projectRoot,
     requests,
     contractViolations,
+    apps,
     async createRepository(owner, name, files, defaultBranch = 'main') {
       if (state.repository(owner, name) !== undefined) throw new Error(`emulator: ${owner}/${name} exists`);
       const git = await BareRepository.create(join(projectRoot, owner, `${name}.git`), files, defaultBranch);
@@ -358,24 +383,9 @@ function restRequest(operation: MatchedOperation, url: URL, path: string, body: 
   };
 }
 
-/** `token X` and `Bearer X` are both accepted by api.github.com. */
-function apiLogin(
-  header: string | undefined,
-  token: string,
-  login: string,
-): { login: string; failure?: undefined } | { login?: undefined; failure: string } {
-  if (header === undefined) return { failure: 'Requires authentication' };
-  const match = /^(?:token|bearer)\s+(\S+)$/i.exec(header.trim());
-  return match?.[1] === token ? { login } : { failure: 'Bad credentials' };
-}
-
-/** git sends HTTP Basic; GitHub takes the token as the password whatever the user name. */
-function gitAuthorized(header: string | undefined, token: string): boolean {
-  const match = /^basic\s+(\S+)$/i.exec(header?.trim() ?? '');
-  if (match?.[1] === undefined) return false;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon > 0 && decoded.slice(colon + 1) === token;
+/** Who opens PRs and enables auto-merge: the token's user, or an installation's `<slug>[bot]`. */
+function loginOf(principal: Principal): string {
+  return principal.kind === 'app' ? `${principal.app.slug}[bot]` : principal.login;
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
