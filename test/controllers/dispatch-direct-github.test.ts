@@ -139,6 +139,21 @@ describe('direct executor on GitHub (emulated)', () => {
     assert.match(only().body ?? '', /- \[ \] <!-- rebase-check -->/);
   });
 
+  it('asks GitHub for the default branch when the Component names no revision', async () => {
+    await emulator.createRepository('acme', 'develop-first', BUNDLE_FILES, 'develop');
+    const request = nudgeRequest(`${emulator.gitBaseUrl}/acme/develop-first`, BUILD_1);
+    const outcome = await executor.fire({
+      ...request,
+      nudged: { ...request.nudged, spec: { source: { git: { url: `${emulator.gitBaseUrl}/acme/develop-first` } } } },
+    });
+    outcomes.push(outcome);
+    assert.equal(outcome.result.ok, true);
+    assert.deepEqual(
+      emulator.pullRequests('acme', 'develop-first').map((pull) => [pull.baseRef, pull.headRef]),
+      [['develop', BRANCH]],
+    );
+  });
+
   it('rebases onto a moved base, and a repeated fire pushes and opens nothing', async () => {
     const moved = foreignPush(dir, bare(), 'main', 'README.md', 'moved\n');
     const outcome = await fire(BUILD_3);

@@ -155,6 +155,19 @@ describe('direct executor on the local forge', () => {
     assert.equal(pull?.state, 'open');
   });
 
+  it("opens against the repository's default branch when the Component names no revision", async () => {
+    const { forge, repo, url, executor, dir, gitDir } = await setup('direct-default-branch');
+    git(dir, '--git-dir', gitDir, 'branch', 'trunk', 'main');
+    git(dir, '--git-dir', gitDir, 'symbolic-ref', 'HEAD', 'refs/heads/trunk');
+    const request = nudgeRequest(url, BUILD_1);
+    const outcome = await executor.fire({
+      ...request,
+      nudged: { ...request.nudged, spec: { source: { git: { url } } } },
+    });
+    assert.equal(outcome.result.ok, true);
+    assert.equal((await forge.findPullRequestByHeadBranch(repo, BRANCH))?.baseBranch, 'trunk');
+  });
+
   it('puts a newer build into the same pull request as one commit, and ignores a late older one', async () => {
     const { forge, repo, url, executor, show } = await setup('direct-newer');
     await executor.fire(nudgeRequest(url, BUILD_1));

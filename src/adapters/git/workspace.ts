@@ -60,20 +60,10 @@ export class GitWorkspaces {
    * workspace on first use and fetching incrementally afterwards.
    */
   async prepareBase(repoUrl: string, baseBranch: string, credentials?: Credentials): Promise<BaseCheckout> {
-    if (/^https?:\/\/[^/]*@/i.test(repoUrl)) {
-      throw new GitCommandError(
-        'fetch',
-        redactUserInfo(repoUrl),
-        'the URL must not embed credentials; pass Credentials',
-      );
-    }
-    const directory = join(this.#options.cacheDir, `${workspaceKey(repoUrl)}.git`);
-    const runner = new GitRunner(directory, repoUrl, credentials, this.#options);
+    const runner = this.#runner('fetch', repoUrl, credentials);
+    const directory = runner.directory;
     return this.#mutex.run(directory, async () => {
-      if (!(await isDirectory(join(directory, 'objects')))) {
-        await mkdir(directory, { recursive: true });
-        await runner.run('init', ['init', '--quiet', '--bare']);
-      }
+      await ensureRepository(runner);
       const ref = `${BASE_REF_PREFIX}${baseBranch}`;
       const refspec = `+refs/heads/${baseBranch}:${ref}`;
       await runner.remote('fetch', ['fetch', '--quiet', '--depth=1', '--no-tags', '--', repoUrl, refspec]);
@@ -81,6 +71,43 @@ export class GitWorkspaces {
       return new BaseCheckout(runner, this.#mutex, baseBranch, baseSha);
     });
   }
+
+  /**
+   * The branch the remote's HEAD names (`git ls-remote --symref <url> HEAD`): the repository's
+   * default branch, which build-service nudges when a Component names no revision. Undefined when
+   * the remote does not say (an empty repository, a server without the symref capability).
+   */
+  async remoteDefaultBranch(repoUrl: string, credentials?: Credentials): Promise<string | undefined> {
+    const runner = this.#runner('ls-remote', repoUrl, credentials);
+    return this.#mutex.run(runner.directory, async () => {
+      await ensureRepository(runner);
+      const output = await runner.remote('ls-remote', ['ls-remote', '--symref', '--', repoUrl, 'HEAD']);
+      for (const line of output.split('\n')) {
+        const match = /^ref: refs\/heads\/(\S+)\tHEAD$/.exec(line);
+        if (match?.[1] !== undefined) return match[1];
+      }
+      return undefined;
+    });
+  }
+
+  #runner(command: string, repoUrl: string, credentials: Credentials | undefined): GitRunner {
+    if (/^https?:\/\/[^/]*@/i.test(repoUrl)) {
+      throw new GitCommandError(
+        command,
+        redactUserInfo(repoUrl),
+        'the URL must not embed credentials; pass Credentials',
+      );
+    }
+    const directory = join(this.#options.cacheDir, `${workspaceKey(repoUrl)}.git`);
+    return new GitRunner(directory, repoUrl, credentials, this.#options);
+  }
+}
+
+/** The workspace's bare repository, created on first use. */
+async function ensureRepository(runner: GitRunner): Promise<void> {
+  if (await isDirectory(join(runner.directory, 'objects'))) return;
+  await mkdir(runner.directory, { recursive: true });
+  await runner.run('init', ['init', '--quiet', '--bare']);
 }
 
 /** The fetched tip of one base branch, and the operations that build and push a PR on it. */

@@ -186,6 +186,20 @@ describe('GitWorkspaces', () => {
     }
   });
 
+  it("reads the remote's default branch from its HEAD", async () => {
+    const dir = tempDir('git-default-branch');
+    const url = seedRemote(dir, { 'README.md': 'hello\n' });
+    const workspaces = new GitWorkspaces({ cacheDir: join(dir, 'cache') });
+    assert.equal(await workspaces.remoteDefaultBranch(url), 'main');
+    git(dir, '--git-dir', remotePath(url), 'branch', 'trunk', 'main');
+    git(dir, '--git-dir', remotePath(url), 'symbolic-ref', 'HEAD', 'refs/heads/trunk');
+    assert.equal(await workspaces.remoteDefaultBranch(url), 'trunk');
+    await assert.rejects(
+      workspaces.remoteDefaultBranch('https://user:hunter2@example.com/o/r.git'),
+      (error: unknown) => error instanceof GitCommandError && !error.message.includes('hunter2'),
+    );
+  });
+
   it('refuses a URL with embedded credentials without echoing them', async () => {
     const dir = tempDir('git-userinfo');
     await assert.rejects(

@@ -17,7 +17,7 @@ import type { Credentials } from '../../../adapters/credentials/credentials.ts';
 import type { ForgeResolver, ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import { KeyedMutex } from '../../../adapters/git/mutex.ts';
 import type { GitWorkspaces } from '../../../adapters/git/workspace.ts';
-import { gitSourceOf } from '../../../cluster/nudged-repository.ts';
+import { DEFAULT_BASE_BRANCH, gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import { withBuildStamp, type NudgeBuildStamp } from '../../../domain/nudge/direct-build-stamp.ts';
 import { decideDirectNudge, type DirectNudgeDecision } from '../../../domain/nudge/direct-decision.ts';
 import { NudgeInputError } from '../../../domain/nudge/errors.ts';
@@ -57,7 +57,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
     try {
       signal?.throwIfAborted();
       const nudged = request.nudged.metadata?.name ?? '';
-      const { url, revision } = gitSourceOf(request.nudged);
+      const { url } = gitSourceOf(request.nudged);
       if (url === undefined) {
         return {
           result: {
@@ -71,14 +71,28 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       const forge = await this.#options.resolver.resolve(url, request.namespace, signal);
       credentials = forge.provider.credentials;
       const branch = nudgeBranch(nudged, request.build.component, request.simpleBranch);
+      const base = await this.#baseBranch(request, forge);
       const key = `${forge.provider.cloneUrl(forge.repo)}\n${branch}`;
       const outcome = await this.#branches.run(key, () =>
-        this.#fire(request, forge, { nudged, branch, base: revision, notices }, signal),
+        this.#fire(request, forge, { nudged, branch, base, notices }, signal),
       );
       return redacted(outcome, credentials);
     } catch (error) {
       return redacted({ result: classifyFireError(error, credentials), notices }, credentials);
     }
+  }
+
+  /**
+   * The nudged Component's `spec.source.git.revision`; without one, the repository's default
+   * branch, which build-service's Renovate nudges (`baseBranches: [<revision or default branch>]`),
+   * else `main` when the remote does not name one.
+   */
+  async #baseBranch(request: NudgeRequest, forge: ResolvedForge): Promise<string> {
+    const revision = request.nudged.spec?.source?.git?.revision;
+    if (revision !== undefined && revision !== '') return revision;
+    const { provider, repo } = forge;
+    const remote = await this.#options.workspaces.remoteDefaultBranch(provider.cloneUrl(repo), provider.credentials);
+    return remote ?? DEFAULT_BASE_BRANCH;
   }
 
   async #fire(
