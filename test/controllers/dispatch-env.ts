@@ -41,16 +41,16 @@ export interface RecordedEvent {
 export class RecordingExecutor implements NudgeExecutor {
   readonly kind: DispatchExecutor;
   readonly requests: NudgeRequest[] = [];
-  answer: (request: NudgeRequest) => Promise<FireOutcome> = () =>
+  answer: (request: NudgeRequest, signal?: AbortSignal) => Promise<FireOutcome> = () =>
     Promise.resolve({ result: { ok: true, detail: 'https://forge.example/acme/bundle-x/pull/1' } });
 
   constructor(kind: DispatchExecutor = 'direct') {
     this.kind = kind;
   }
 
-  fire(request: NudgeRequest): Promise<FireOutcome> {
+  fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
     this.requests.push(request);
-    return this.answer(request);
+    return this.answer(request, signal);
   }
 }
 

@@ -5,8 +5,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import { DISPATCH_NOTICE_REASONS, DispatchReconciler } from '../../src/controllers/dispatch/reconciler.ts';
+import {
+  DEFAULT_FIRE_TIMEOUT_MS,
+  DISPATCH_NOTICE_REASONS,
+  DispatchReconciler,
+} from '../../src/controllers/dispatch/reconciler.ts';
 import { EXECUTOR_ANNOTATION } from '../../src/controllers/dispatch/inputs.ts';
+import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
@@ -185,15 +190,40 @@ describe('DispatchReconciler', () => {
     assert.deepEqual(finalizersOf(env.stored()), []);
   });
 
-  it('an attempt found started but never recorded counts as interrupted and is retried with the same key', async () => {
+  it('an attempt found started is left to its owner while it may still run, then counts as interrupted', async () => {
     const env = setup();
     await env.addBuild({
       annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v1 bundle-x=firing:1:20250115T102900Z' },
     });
+    // One minute old: another replica may still be firing it (DEFAULT_FIRE_TIMEOUT_MS plus 5 s).
+    const waiting = await env.reconcile();
+    assert.equal(waiting?.requeueAfterMs, DEFAULT_FIRE_TIMEOUT_MS + 5_000 - 60_000);
+    assert.equal(env.client.calls.filter((c) => c.verb !== 'get' && c.verb !== 'create').length, 0);
+
+    env.setNow(T0 + DEFAULT_FIRE_TIMEOUT_MS);
     const result = await env.reconcile();
     assert.equal(env.executors.direct?.requests.length, 0);
     assert.match(markerOf(env.stored()) ?? '', /bundle-x=retry:1:\d{8}T\d{6}Z:interrupted/);
     assert.ok((result?.requeueAfterMs ?? 0) > 0);
+    assert.match(
+      await metric(env.registry, 'nudger_nudge_failed_attempts_total'),
+      /executor="direct",reason="interrupted"} 1/,
+    );
+  });
+
+  it('a fire outliving its timeout is aborted, so no replica fires while another still does', async () => {
+    const env = setup({ overrides: { fireTimeoutMs: 50 } });
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    direct.answer = (_request, signal) =>
+      new Promise<FireOutcome>((resolve) => {
+        signal?.addEventListener('abort', () => {
+          resolve({ result: { ok: false, reason: 'aborted', message: 'the fire took too long' } });
+        });
+      });
+    await env.addBuild();
+    await env.reconcile();
+    assert.match(markerOf(env.stored()) ?? '', /^v1 bundle-x=retry:1:\d{8}T\d{6}Z:aborted$/);
   });
 
   it('a target an active ChangeGroup holds gets the held-nudge record, never a fire', async () => {

@@ -42,6 +42,8 @@ export interface DispatchControllerOptions {
   readonly executors?: NudgeExecutors;
   /** Attempts and waits (docs/decisions.md N18); tests shorten them. */
   readonly policy?: DispatchPolicy;
+  /** How long one fire may take (and another replica's `firing` entry is left alone); default 5 min. */
+  readonly fireTimeoutMs?: number;
   readonly workers?: number;
 }
 
@@ -89,6 +91,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         executors: options.executors ?? defaultExecutors(client, settings.changeGroups),
         defaultExecutor: options.defaultExecutor,
         ...(options.policy === undefined ? {} : { policy: options.policy }),
+        ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
         events,
         metrics: dispatchMetrics(registry),
         logger,

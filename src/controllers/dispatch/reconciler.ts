@@ -65,11 +65,19 @@ export interface DispatchReconcilerOptions extends DispatchCaches {
   readonly now?: () => number;
   /** Wait before deciding again after a Conflict (the cache catches up meanwhile); default 1 s. */
   readonly conflictRetryMs?: number;
+  /**
+   * How long one fire may take before its signal aborts; a `firing` entry younger than this (plus
+   * a margin for clocks) is another replica's fire in progress and is left alone. Default 5 min.
+   */
+  readonly fireTimeoutMs?: number;
 }
 
 const FIELD_MANAGER = 'nudger-dispatch';
 const EVENT_COMPONENT = 'nudger-dispatch';
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
+export const DEFAULT_FIRE_TIMEOUT_MS = 5 * 60_000;
+/** Replicas' clocks may disagree by this much; the marker's times are whole seconds besides. */
+const CLOCK_MARGIN_MS = 5_000;
 /** Decisions per reconcile: the one made from the cache, and those made after fires settled. */
 const MAX_DECISIONS = 4;
 
@@ -126,8 +134,10 @@ export class DispatchReconciler implements Reconciler {
     let requeueAfterMs: number | undefined;
     try {
       for (let decisions = 0; decisions < MAX_DECISIONS; decisions += 1) {
-        const input = dispatchInputOf(this.#o, build, choice.executor, this.#now(), this.#o.policy);
-        const decision = decideDispatch(input);
+        const now = this.#now();
+        const leased = this.#fireInProgress(build, now);
+        if (leased !== undefined) return { requeueAfterMs: leased };
+        const decision = decideDispatch(dispatchInputOf(this.#o, build, choice.executor, now, this.#o.policy));
         if (decision.problem !== undefined) await this.#reportUnreadable(build, decision.problem);
         if (choice.unknown !== undefined && nudgeConfig !== undefined && decision.intents.some(isFire)) {
           await this.#tell(nudgeConfig, ['executor', nudgeConfig.metadata?.uid ?? '', choice.unknown], {
@@ -148,6 +158,30 @@ export class DispatchReconciler implements Reconciler {
       throw error;
     }
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+  }
+
+  /**
+   * How long until the youngest `firing` entry of `build` may be judged interrupted, or undefined
+   * when there is none that young. This process never sees its own fire in progress (the work
+   * queue hands a key to one worker at a time, and the result is written before the key is let
+   * go), so a young `firing` entry is another replica's: a leader whose lease lapsed, or one
+   * just elected while the old one finishes. Judging it interrupted at once would fire the
+   * target again (idempotent by key, but an attempt lost) and make the two replicas take each
+   * other's attempts until none are left. After a crash, the interrupted attempt is retried once
+   * the timeout has passed instead of at once.
+   */
+  #fireInProgress(build: PipelineRun, now: number): number | undefined {
+    const text = build.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+    const reading = text === undefined ? undefined : parseMarker(text);
+    if (reading?.ok !== true) return undefined;
+    const lease = (this.#o.fireTimeoutMs ?? DEFAULT_FIRE_TIMEOUT_MS) + CLOCK_MARGIN_MS;
+    let wait: number | undefined;
+    for (const { state } of reading.marker.entries) {
+      if (state.kind !== 'firing') continue;
+      const left = state.startedAt + lease - now;
+      if (left > 0) wait = Math.max(wait ?? 0, left);
+    }
+    return wait;
   }
 
   #conflictRetryMs(): number {
@@ -353,7 +387,9 @@ export class DispatchReconciler implements Reconciler {
     }
     const stopTimer = this.#o.metrics?.fireDuration.startTimer({ executor: intent.executor });
     try {
-      return await executor.fire(request, signal);
+      // Bounded, so that no fire outlives the time other replicas leave its `firing` entry alone.
+      const deadline = AbortSignal.timeout(this.#o.fireTimeoutMs ?? DEFAULT_FIRE_TIMEOUT_MS);
+      return await executor.fire(request, AbortSignal.any([signal, deadline]));
     } catch (error) {
       // A rejection is a programming error (executor.ts): a failed attempt like any other. Only
       // the error's class goes into the Event and the marker; its text, which could quote a
