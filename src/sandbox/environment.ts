@@ -1,12 +1,15 @@
 // Everything a sandbox run plays against, started once: a local kube-apiserver and etcd with the
-// CRDs installed, the nudger manager in process with its webhooks registered at 127.0.0.1, a local
-// forge, and the stand-ins for build-service/integration-service, Tekton and Pipelines-as-Code.
+// CRDs installed, the nudger manager in process with its webhooks registered at 127.0.0.1 and its
+// dispatcher on (its executors on the local forge, retries seconds apart instead of minutes), a
+// local forge, and the stand-ins for build-service/integration-service, Tekton and
+// Pipelines-as-Code.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
+import type { DispatchPolicy } from '../domain/nudge/dispatch-policy.ts';
 import { startManager, type RunningManager } from '../manager/manager.ts';
 import type { Logger } from '../runtime/logger.ts';
 import {
@@ -43,6 +46,16 @@ export interface SandboxEnvironment {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 250;
+/**
+ * A failed nudge is tried three times, 1 s and 2 s apart: a scenario plays in seconds, and the
+ * default policy's minutes (docs/decisions.md N18) would make a failure look like a hang.
+ */
+export const SANDBOX_DISPATCH_POLICY: DispatchPolicy = Object.freeze({
+  maxAttempts: 3,
+  firstRetryDelayMs: 1000,
+  backoffFactor: 2,
+  maxRetryDelayMs: 2000,
+});
 
 export async function startSandboxEnvironment(options: SandboxEnvironmentOptions): Promise<SandboxEnvironment> {
   const { logger } = options;
@@ -71,6 +84,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     await writeFile(join(certDir, 'tls.crt'), cert.certPem);
     await writeFile(join(certDir, 'tls.key'), cert.keyPem);
 
+    const forgeResolver = new LocalForgeResolver(forge);
     let manager: RunningManager | undefined;
     const launch = async (): Promise<RunningManager> =>
       startManager({
@@ -86,10 +100,12 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
         metricsPort: 0,
         logger,
         changeGroups: {
-          forgeResolver: new LocalForgeResolver(forge),
+          forgeResolver,
           gitCacheDir: join(directory, 'manager-git'),
           pollIntervalMs: pollIntervalMs * 2,
         },
+        // The manager's own executors, over the ChangeGroup controller's forge (the local one).
+        dispatch: { enabled: true, defaultExecutor: 'direct', policy: SANDBOX_DISPATCH_POLICY },
       });
     manager = await launch();
     closers.push(async () => {

@@ -128,6 +128,35 @@ export class ScenarioPlayer {
     for (const changeGroup of this.#objects.changeGroups) {
       await client.create(CHANGE_GROUPS, changeGroup);
     }
+    await this.#awaitChangeGroupsObserved();
+  }
+
+  /**
+   * Until the manager has written every ChangeGroup's status: then its caches, which the webhook
+   * and the dispatcher ask for the hold decision too, hold them, and the first build cannot slip
+   * past a ChangeGroup that is only on its way (seen on a loaded machine).
+   */
+  async #awaitChangeGroupsObserved(): Promise<void> {
+    if (this.#objects.changeGroups.length === 0) return;
+    const timeoutMs = this.#options.settleTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const listed = (await this.#env.client.list<ChangeGroupObject>(CHANGE_GROUPS, { namespace: this.namespace }))
+        .items;
+      const waiting = this.#objects.changeGroups.find(({ metadata }) => {
+        const object = listed.find((cg) => cg.metadata?.name === metadata.name);
+        return object?.status?.observedGeneration === undefined;
+      });
+      if (waiting === undefined) return;
+      if (Date.now() >= deadline) {
+        throw new SandboxSettleError(
+          this.namespace,
+          timeoutMs,
+          `ChangeGroup ${waiting.metadata.name} has no status yet (is the manager running?)`,
+        );
+      }
+      await sleep(this.#env.pollIntervalMs);
+    }
   }
 
   async play(): Promise<void> {
@@ -225,7 +254,7 @@ export class ScenarioPlayer {
           this.namespace,
           build.name,
           state.marker === undefined
-            ? `no ${DISPATCH_MARKER_ANNOTATION} annotation within ${seconds} s (is the dispatch controller running?)`
+            ? `no ${DISPATCH_MARKER_ANNOTATION} annotation within ${seconds} s (is the dispatch controller running, and the namespace's NudgeConfig there?)`
             : `${DISPATCH_MARKER_ANNOTATION} is still ${JSON.stringify(state.marker)} after ${seconds} s`,
         );
       }
@@ -452,7 +481,7 @@ export class ScenarioPlayer {
           title: pr.title,
           state: pr.state,
           draft: pr.draft,
-          labels: labelsOf(pr),
+          labels: [...((await forge.pullRequestExtras(repo, pr.number)).labels ?? [])],
           headCommitMessage: await this.#commitMessage(repo, pr.headSha),
           commits: (await forge.listCommits(repo, pr.number)).length,
         });
@@ -505,13 +534,4 @@ export class ScenarioPlayer {
     for (const path of paths) files[path] = await run('show', ['show', `${revision}:${path}`]);
     return files;
   }
-}
-
-/**
- * The pull request's labels, when the forge keeps them (the direct executor adds them to the
- * ForgeProvider's pull requests); [] when it keeps none.
- */
-function labelsOf(pr: object): string[] {
-  const labels: unknown = (pr as { labels?: unknown }).labels;
-  return Array.isArray(labels) ? labels.filter((label): label is string => typeof label === 'string') : [];
 }

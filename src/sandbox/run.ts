@@ -54,35 +54,45 @@ export async function playInEnvironment(
   return player.result();
 }
 
+/**
+ * The default run's three plays in one environment: as build-service nudges, with and without
+ * ChangeGroups, then with ChangeGroups and nudger dispatching directly. The result describes the
+ * first, plus the comparison (absent when the scenario has no ChangeGroup to compare on).
+ */
+export async function compareInEnvironment(
+  env: SandboxEnvironment,
+  scenario: Scenario,
+  play?: PlayOptions,
+): Promise<SandboxResult> {
+  const asBuildService = buildServiceScenario(scenario);
+  const result = await playInEnvironment(env, asBuildService, play);
+  const nudged = scenario.changeGroups[0]?.nudgedComponent;
+  if (nudged === undefined) return result;
+  const without = await playInEnvironment(env, comparisonScenario(asBuildService), play);
+  const direct = await playInEnvironment(env, nudgerDirectScenario(scenario), play);
+  return {
+    ...result,
+    comparison: {
+      nudgedComponent: nudged,
+      withChangeGroups: { builds: result.builds[nudged] ?? 0 },
+      withoutChangeGroups: { builds: without.builds[nudged] ?? 0 },
+      nudgerDirect: {
+        builds: direct.builds[nudged] ?? 0,
+        pullRequests: direct.pullRequests.filter((pr) => pr.repository === nudged).length,
+      },
+    },
+  };
+}
+
 export async function runSandbox(options: SandboxRunOptions): Promise<SandboxResult> {
   const env = await startSandboxEnvironment({
     logger: options.logger,
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
   });
   try {
-    if (!options.compare) {
-      const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
-      return await playInEnvironment(env, scenario, options.play);
-    }
-    if (!options.changeGroups) return await playInEnvironment(env, comparisonScenario(options.scenario), options.play);
-    const asBuildService = buildServiceScenario(options.scenario);
-    const result = await playInEnvironment(env, asBuildService, options.play);
-    const nudged = options.scenario.changeGroups[0]?.nudgedComponent;
-    if (nudged === undefined) return result;
-    const without = await playInEnvironment(env, comparisonScenario(asBuildService), options.play);
-    const direct = await playInEnvironment(env, nudgerDirectScenario(options.scenario), options.play);
-    return {
-      ...result,
-      comparison: {
-        nudgedComponent: nudged,
-        withChangeGroups: { builds: result.builds[nudged] ?? 0 },
-        withoutChangeGroups: { builds: without.builds[nudged] ?? 0 },
-        nudgerDirect: {
-          builds: direct.builds[nudged] ?? 0,
-          pullRequests: direct.pullRequests.filter((pr) => pr.repository === nudged).length,
-        },
-      },
-    };
+    if (options.compare && options.changeGroups) return await compareInEnvironment(env, options.scenario, options.play);
+    const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
+    return await playInEnvironment(env, scenario, options.play);
   } finally {
     await env.close();
   }

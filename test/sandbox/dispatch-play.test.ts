@@ -1,0 +1,241 @@
+// Scenarios with nudger dispatching, played end to end on one sandbox (real control plane, the
+// manager with its dispatcher and the direct executor, real git on the local forge): the same
+// steps nudged by the build-service stand-in and by nudger give the same pull requests, branches
+// and files; `nudges` reads the done-markers; a held target gets no pull request of its own; a
+// failed build nudges nothing; the steps on nudge pull requests act on the edge's branch; the
+// default run's third figure; and a build the dispatcher never settles is named in the error.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
+import { NUDGE_CONFIG_NAME } from '../../src/domain/model.ts';
+import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
+import { nudgeBranch } from '../../src/domain/nudge/pull-request-text.ts';
+import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
+import { ScenarioPlayer, SandboxDispatchError } from '../../src/sandbox/play.ts';
+import { compareInEnvironment, playInEnvironment } from '../../src/sandbox/run.ts';
+import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
+import { sandboxResultProblems, type SandboxResult } from '../../src/sandbox/scenario/result.ts';
+import type { ScenarioDocument } from '../../src/sandbox/scenario/schema.ts';
+import { digestOf, imageOf, pinnedDigests, startEnvironment } from '../e2e/helpers.ts';
+
+let env: SandboxEnvironment;
+
+before(async () => {
+  env = await startEnvironment();
+});
+
+after(async () => {
+  await env.close();
+});
+
+const BUNDLE = 'bundle';
+const SIMPLE = 'konflux/component-updates/component-update-op-a';
+const PLAIN = 'konflux/component-updates/bundle-component-update-op-b';
+
+/** op-a (simple branch) and op-b nudge the bundle; op-b is built, fails, and a human commits on its PR. */
+function pullRequestScenario(namespace: string, nudgedBy: 'nudger' | 'build-service'): ScenarioDocument {
+  return {
+    namespace,
+    nudgedBy,
+    ...(nudgedBy === 'nudger' && { executor: 'direct' as const }),
+    components: [
+      { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE], simpleBranch: true },
+      { name: 'op-b', image: imageOf('op-b'), nudges: [BUNDLE] },
+      { name: BUNDLE, image: imageOf(BUNDLE) },
+    ],
+    steps: [
+      { build: 'op-a', digest: digestOf(namespace, 'op-a') },
+      { build: 'op-b', digest: digestOf(namespace, 'op-b'), nudgeFiles: 'Dockerfile' },
+      { build: 'op-b', digest: digestOf(namespace, 'op-b', 2), succeeded: false },
+      { mergeNudgePullRequest: { from: 'op-a', to: BUNDLE } },
+      { humanCommitOnNudge: { from: 'op-b', to: BUNDLE }, message: 'a human was here' },
+    ],
+  };
+}
+
+/** op-a and op-b nudge the bundle, a ChangeGroup collects both, and each is built once. */
+function changeGroupScenario(namespace: string): ScenarioDocument {
+  return {
+    namespace,
+    components: [
+      { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE] },
+      { name: 'op-b', image: imageOf('op-b'), nudges: [BUNDLE] },
+      { name: BUNDLE, image: imageOf(BUNDLE) },
+    ],
+    changeGroups: [{ name: 'bundle-update', nudgedComponent: BUNDLE }],
+    steps: [
+      { build: 'op-a', digest: digestOf(namespace, 'op-a') },
+      { build: 'op-b', digest: digestOf(namespace, 'op-b') },
+    ],
+  };
+}
+
+async function play(document: ScenarioDocument): Promise<SandboxResult> {
+  const result = await playInEnvironment(env, checkScenarioDocument(document, document.namespace));
+  assert.deepEqual(sandboxResultProblems(result), []);
+  return result;
+}
+
+/** What a user sees of each pull request, whoever opened it. */
+function seen(result: SandboxResult): unknown[] {
+  return result.pullRequests.map(({ repository, branch, title, state, draft, commits, headCommitMessage }) => ({
+    repository,
+    branch,
+    title,
+    state,
+    draft,
+    commits,
+    subject: headCommitMessage.split('\n', 1)[0],
+  }));
+}
+
+describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
+  it('opens the pull requests build-service would, and nudges reads the markers', async () => {
+    const [byBuildService, byNudger] = await Promise.all([
+      play(pullRequestScenario('dp-build-service', 'build-service')),
+      play(pullRequestScenario('dp-nudger', 'nudger')),
+    ]);
+    const digestA = digestOf('dp-nudger', 'op-a');
+    const digestB = digestOf('dp-nudger', 'op-b');
+    assert.deepEqual(
+      seen(byNudger).map((pr) => ({ ...(pr as object) })),
+      [
+        {
+          repository: BUNDLE,
+          branch: SIMPLE,
+          title: `Update op-a to ${digestA.slice(7, 14)}`,
+          state: 'merged',
+          draft: false,
+          commits: 0,
+          subject: `Update op-a to ${digestA.slice(7, 14)}`,
+        },
+        {
+          repository: BUNDLE,
+          branch: PLAIN,
+          title: `Update op-b to ${digestB.slice(7, 14)}`,
+          state: 'open',
+          draft: false,
+          commits: 2,
+          subject: 'a human was here',
+        },
+      ],
+    );
+    // The same branches, states and commit counts with build-service (its digests differ by namespace).
+    assert.deepEqual(
+      seen(byBuildService).map((pr) => {
+        const { title: _title, subject: _subject, ...rest } = pr as Record<string, unknown>;
+        return rest;
+      }),
+      seen(byNudger).map((pr) => {
+        const { title: _title, subject: _subject, ...rest } = pr as Record<string, unknown>;
+        return rest;
+      }),
+    );
+    assert.ok(
+      byNudger.pullRequests.every((pr) => pr.labels.includes('konflux-nudge')),
+      'the direct executor labels',
+    );
+    assert.deepEqual(pinnedDigests(byNudger.files[BUNDLE] ?? {}, imageOf('op-a')), [digestA], 'merged to main');
+
+    assert.deepEqual(byBuildService.nudges, [], 'build-service nudged: nothing in nudger markers');
+    const prA = byNudger.pullRequests.find((pr) => pr.branch === SIMPLE)?.url;
+    const prB = byNudger.pullRequests.find((pr) => pr.branch === PLAIN)?.url;
+    assert.deepEqual(
+      byNudger.nudges.map(({ build: _build, ...nudge }) => nudge),
+      [
+        {
+          from: 'op-a',
+          to: BUNDLE,
+          digest: digestA,
+          executor: 'direct',
+          outcome: 'pullRequest',
+          pullRequest: prA,
+          heldBy: null,
+        },
+        {
+          from: 'op-b',
+          to: BUNDLE,
+          digest: digestB,
+          executor: 'direct',
+          outcome: 'pullRequest',
+          pullRequest: prB,
+          heldBy: null,
+        },
+        {
+          from: 'op-b',
+          to: BUNDLE,
+          digest: null,
+          executor: 'direct',
+          outcome: 'skipped',
+          reason: 'not-succeeded',
+          pullRequest: null,
+          heldBy: null,
+        },
+      ],
+    );
+    assert.equal(new Set(byNudger.nudges.map((n) => n.build)).size, 3, 'one entry per build');
+    assert.equal(nudgeBranch(BUNDLE, 'op-a', true), SIMPLE);
+  });
+
+  it('holds a target a ChangeGroup collects: no nudge pull request, its digests in the ChangeGroup PR', async () => {
+    const namespace = 'dp-held';
+    const result = await play(changeGroupScenario(namespace));
+    assert.deepEqual(
+      result.nudges.map((n) => [n.from, n.outcome, n.heldBy, n.pullRequest]),
+      [
+        ['op-a', 'held', 'bundle-update', null],
+        ['op-b', 'held', 'bundle-update', null],
+      ],
+    );
+    assert.deepEqual(
+      result.pullRequests.map((pr) => [pr.repository, pr.branch, pr.state]),
+      [[BUNDLE, changeGroupBranch('bundle-update'), 'open']],
+    );
+    assert.equal(result.changeGroups[0]?.phase, 'Ready');
+    const files = result.files[BUNDLE] ?? {};
+    assert.deepEqual(pinnedDigests(files, imageOf('op-a')), [digestOf(namespace, 'op-a')]);
+    assert.deepEqual(pinnedDigests(files, imageOf('op-b')), [digestOf(namespace, 'op-b')]);
+  });
+
+  it("adds the default run's third figure: builds and pull requests with nudger dispatching directly", async () => {
+    const namespace = 'dp-compare';
+    const scenario = checkScenarioDocument(changeGroupScenario(namespace), namespace);
+    const result = await compareInEnvironment(env, scenario);
+    assert.deepEqual(sandboxResultProblems(result), []);
+    assert.deepEqual(result.comparison, {
+      nudgedComponent: BUNDLE,
+      withChangeGroups: { builds: 1 },
+      withoutChangeGroups: { builds: 2 },
+      nudgerDirect: { builds: 1, pullRequests: 1 },
+    });
+    assert.deepEqual(result.nudges, [], 'the top-level keys describe the build-service run');
+  });
+
+  it('names the build the dispatcher never settles', async () => {
+    const namespace = 'dp-unsettled';
+    const scenario = checkScenarioDocument(
+      {
+        namespace,
+        components: [
+          { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE] },
+          { name: BUNDLE, image: imageOf(BUNDLE) },
+        ],
+        steps: [{ build: 'op-a' }],
+      },
+      namespace,
+    );
+    const player = new ScenarioPlayer(env, scenario, { settleTimeoutMs: 2000 });
+    await player.setUp();
+    // Without its NudgeConfig the namespace is build-service's: the dispatcher writes no marker.
+    await env.client.delete(NUDGE_CONFIGS, namespace, NUDGE_CONFIG_NAME);
+    await assert.rejects(player.play(), (error: unknown) => {
+      assert.ok(error instanceof SandboxDispatchError, String(error));
+      assert.match(error.build, /^op-a-on-push-/);
+      assert.match(
+        error.message,
+        /^nudger's dispatcher did not settle build PipelineRun dp-unsettled\/op-a-on-push-\S+: no nudger\.konflux-ci\.dev\/nudges annotation within 2 s/,
+      );
+      return true;
+    });
+  });
+});
