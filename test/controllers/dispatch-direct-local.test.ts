@@ -148,6 +148,24 @@ describe('direct executor on the local forge', () => {
     assert.equal(show(BRANCH, 'docs/notes.md'), BUNDLE_FILES['docs/notes.md'], 'outside the fileMatch');
   });
 
+  it('writes semantic commits when most recent subjects of the base are conventional, unless a prefix is set', async () => {
+    const { forge, repo, url, executor, dir } = await setup('direct-semantic');
+    const clone = join(dir, 'clone');
+    git(dir, 'clone', '--quiet', url, clone);
+    for (const subject of ['feat: a', 'fix(csv): b', 'chore: c']) {
+      git(clone, 'commit', '--quiet', '--allow-empty', '-m', subject);
+    }
+    git(clone, 'push', '--quiet', 'origin', 'main');
+    await executor.fire(nudgeRequest(url, BUILD_1));
+    assert.equal(
+      (await forge.findPullRequestByHeadBranch(repo, BRANCH))?.title,
+      'chore(deps): update operand to aaaaaaa',
+    );
+
+    await executor.fire(nudgeRequest(url, BUILD_2, { settings: { commitMessagePrefix: '[nudge]' } }));
+    assert.equal((await forge.findPullRequestByHeadBranch(repo, BRANCH))?.title, '[nudge] Update operand to bbbbbbb');
+  });
+
   it('uses the simple branch when the nudging component asks for it', async () => {
     const { forge, repo, url, executor } = await setup('direct-simple');
     await executor.fire(nudgeRequest(url, BUILD_1, { simpleBranch: true }));

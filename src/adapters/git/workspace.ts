@@ -1,6 +1,6 @@
 // One bare git repository per remote under a cache directory, reused across calls: the base branch
-// is fetched shallow (`--depth=1`) into refs/nudger/base/<branch>, and each PR commit is built with
-// plumbing in a throw-away index (plumbing.ts). Nothing is ever checked out, so a 5,000-file
+// is fetched shallow (`--depth=1`, deeper on request) into refs/nudger/base/<branch>, and each PR
+// commit is built with plumbing in a throw-away index (plumbing.ts). Nothing is ever checked out, so a 5,000-file
 // repository costs no working-tree writes, and two ChangeGroups on different bases of one
 // repository never disturb each other's files (docs/decisions.md D5: the PR is one commit on the base,
 // rebuilt from scratch each time).
@@ -42,7 +42,16 @@ export interface CommitOnBaseInput {
   readonly date?: string;
 }
 
+export interface PrepareBaseOptions {
+  /**
+   * How many commits of the base's history to fetch (default 1, the tip only): more when the
+   * caller reads recentSubjects.
+   */
+  readonly depth?: number;
+}
+
 const BASE_REF_PREFIX = 'refs/nudger/base/';
+const MAX_DEPTH = 1000;
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Far above any manifest or Dockerfile; keeps a stray large blob from being read at all. */
 const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -56,17 +65,39 @@ export class GitWorkspaces {
   }
 
   /**
-   * Fetches the tip of `baseBranch` (depth 1) into the repository's workspace, creating the
+   * Fetches the tip of `baseBranch` (and `options.depth - 1` commits behind it) into the
+   * repository's workspace, creating the
    * workspace on first use and fetching incrementally afterwards.
    */
-  async prepareBase(repoUrl: string, baseBranch: string, credentials?: Credentials): Promise<BaseCheckout> {
+  async prepareBase(
+    repoUrl: string,
+    baseBranch: string,
+    credentials?: Credentials,
+    options: PrepareBaseOptions = {},
+  ): Promise<BaseCheckout> {
+    const depth = options.depth ?? 1;
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+      throw new GitCommandError(
+        'fetch',
+        redactUserInfo(repoUrl),
+        `depth ${String(depth)} is not 1 to ${String(MAX_DEPTH)}`,
+      );
+    }
     const runner = this.#runner('fetch', repoUrl, credentials);
     const directory = runner.directory;
     return this.#mutex.run(directory, async () => {
       await ensureRepository(runner);
       const ref = `${BASE_REF_PREFIX}${baseBranch}`;
       const refspec = `+refs/heads/${baseBranch}:${ref}`;
-      await runner.remote('fetch', ['fetch', '--quiet', '--depth=1', '--no-tags', '--', repoUrl, refspec]);
+      await runner.remote('fetch', [
+        'fetch',
+        '--quiet',
+        `--depth=${String(depth)}`,
+        '--no-tags',
+        '--',
+        repoUrl,
+        refspec,
+      ]);
       const baseSha = (await runner.run('rev-parse', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
       return new BaseCheckout(runner, this.#mutex, baseBranch, baseSha);
     });
@@ -161,6 +192,21 @@ export class BaseCheckout {
       }
     }
     return files;
+  }
+
+  /**
+   * The subjects of the newest `count` commits of the base, newest first: as many as the fetched
+   * history holds (prepareBase's depth), first parents and merges alike, as `git log` lists them.
+   */
+  async recentSubjects(count: number): Promise<string[]> {
+    const output = await this.#runner.run('log', [
+      'log',
+      `--max-count=${String(count)}`,
+      '--format=%s',
+      this.baseSha,
+      '--',
+    ]);
+    return output.split('\n').filter((line) => line !== '');
   }
 
   /**

@@ -186,6 +186,22 @@ describe('GitWorkspaces', () => {
     }
   });
 
+  it('fetches as much history as asked for, and lists its newest subjects', async () => {
+    const dir = tempDir('git-history');
+    const url = seedRemote(dir, { 'README.md': 'hello\n' });
+    const clone = join(dir, 'clone');
+    git(dir, 'clone', '--quiet', url, clone);
+    for (const subject of ['two', 'three', 'four']) git(clone, 'commit', '--quiet', '--allow-empty', '-m', subject);
+    git(clone, 'push', '--quiet', 'origin', 'main');
+    const workspaces = new GitWorkspaces({ cacheDir: join(dir, 'cache') });
+    const tip = await workspaces.prepareBase(url, 'main');
+    assert.deepEqual(await tip.recentSubjects(20), ['four'], 'depth 1 by default');
+    const deeper = await workspaces.prepareBase(url, 'main', undefined, { depth: 3 });
+    assert.deepEqual(await deeper.recentSubjects(20), ['four', 'three', 'two']);
+    assert.deepEqual(await deeper.recentSubjects(2), ['four', 'three']);
+    await assert.rejects(workspaces.prepareBase(url, 'main', undefined, { depth: 0 }), GitCommandError);
+  });
+
   it("reads the remote's default branch from its HEAD", async () => {
     const dir = tempDir('git-default-branch');
     const url = seedRemote(dir, { 'README.md': 'hello\n' });

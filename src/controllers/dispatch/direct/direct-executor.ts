@@ -20,6 +20,7 @@ import type { GitWorkspaces } from '../../../adapters/git/workspace.ts';
 import { DEFAULT_BASE_BRANCH, gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import { withBuildStamp, type NudgeBuildStamp } from '../../../domain/nudge/direct-build-stamp.ts';
 import { decideDirectNudge, type DirectNudgeDecision } from '../../../domain/nudge/direct-decision.ts';
+import { semanticCommitsDetected } from '../../../domain/nudge/commit-subject.ts';
 import { NudgeInputError } from '../../../domain/nudge/errors.ts';
 import { nudgeBranch, nudgePullRequestText } from '../../../domain/nudge/pull-request-text.ts';
 import { repoAtShaLink } from '../../../domain/nudge/repository-link.ts';
@@ -35,6 +36,9 @@ export interface DirectExecutorOptions {
   /** The commit author for a repository's credentials (N17); default the SCM-token author. */
   readonly gitAuthorOf?: GitAuthorOf;
 }
+
+/** How many of the base's newest subjects decide semantic commits, as Renovate reads them. */
+const SEMANTIC_COMMIT_HISTORY = 20;
 
 /** Event details of a fire that wrote nothing. */
 export const DIRECT_DETAILS = {
@@ -122,7 +126,12 @@ export class DirectNudgeExecutor implements NudgeExecutor {
     if (decision.kind !== 'write') return stopped(decision, open?.url ?? branch, notices);
 
     signal?.throwIfAborted();
-    const checkout = await this.#options.workspaces.prepareBase(provider.cloneUrl(repo), base, provider.credentials);
+    // Renovate's semanticCommits "auto" only matters without a commitMessagePrefix (N17); it reads
+    // the newest 20 subjects (lib/util/git getCommitMessages), so only then is more history fetched.
+    const semanticAuto = request.settings.commitMessagePrefix === '';
+    const checkout = await this.#options.workspaces.prepareBase(provider.cloneUrl(repo), base, provider.credentials, {
+      depth: semanticAuto ? SEMANTIC_COMMIT_HISTORY : 1,
+    });
     const changes = await nudgeChanges(checkout, request);
     if (changes.files.length === 0) {
       const detail = changes.referenced ? DIRECT_DETAILS.upToDate : DIRECT_DETAILS.noReferences;
@@ -138,6 +147,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       repoAtShaLink: buildLink(request, notices),
       gitAuthor,
       settings: request.settings,
+      semanticCommits: semanticAuto && semanticCommitsDetected(await checkout.recentSubjects(SEMANTIC_COMMIT_HISTORY)),
     });
     const commit = await checkout.commitOnBase({
       files: changes.files,
