@@ -23,10 +23,14 @@
 //   topic the group's slug (`{{{groupSlug}}}`); the commit subject is Renovate's "<prefix> Update
 //   <commitMessageTopic> to <digest7> <suffix>" (renovateCommitSubject, N17), the message adds
 //   commitBody after a blank line; the pull request is titled like the subject, its body is
-//   Renovate's between prHeader and prFooter, and it carries the config's labels.
+//   Renovate's between prHeader and prFooter, and it carries the config's labels;
+// - with automerge, automergeType pr (the default), platformAutomerge and no automergeSchedule,
+//   Renovate asks the forge to auto-merge the pull request it opens (what one run does, as
+//   src/domain/nudge/direct-automerge.ts sets out).
 import { compileFileMatch, pathMatches } from '../domain/digest-rewrite/index.ts';
 import { objectDecoder } from '../domain/schema-validation.ts';
 import { renovateCommitSubject } from '../domain/nudge/commit-subject.ts';
+import { automergePlan } from '../domain/nudge/direct-automerge.ts';
 import { renovatePullRequestBody } from '../domain/nudge/pull-request-text.ts';
 import { RenovateNudgeConfig } from '../schema/renovate-config.ts';
 
@@ -146,6 +150,8 @@ export interface RenovateUpdate {
   readonly prTitle: string;
   readonly prBody: string;
   readonly labels: readonly string[];
+  /** Ask the forge to auto-merge the pull request. */
+  readonly platformAutomerge: boolean;
   readonly newDigest: string;
 }
 
@@ -224,6 +230,17 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
       automergeSchedule: config.automergeSchedule ?? [],
     }),
     labels: config.labels,
+    platformAutomerge: automergePlan(
+      {
+        automerge: config.automerge,
+        platformAutomerge: config.platformAutomerge,
+        automergeType: config.automergeType ?? '',
+        automergeSchedule: config.automergeSchedule ?? [],
+        ignoreTests: config.ignoreTests,
+        gitLabIgnoreApprovals: config.gitLabIgnoreApprovals,
+      },
+      { kind: config.platform, canAutoMerge: true },
+    ).enable,
     newDigest,
   };
 }

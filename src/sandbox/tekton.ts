@@ -7,13 +7,19 @@
 // like the commit. A run created (or set) cancelled is finished as Tekton finishes it
 // (Succeeded=False, reason Cancelled) and nothing else happens: that is nudger's hold.
 //
+// A nudge PipelineRun of nudger's `renovate` executor (docs/decisions.md D9) mounts a ConfigMap of
+// generated Renovate configs and reads its token from a Secret. As Tekton does, it waits until
+// both exist; then each config is run by the Renovate stand-in (renovate-emulation.ts: its
+// fileMatch, matchStrings, packageRules, branch, commit and pull request settings) on the local
+// forge, so the `direct` and `renovate` executors can be compared on one scenario.
+//
 // Renovate resolves the tag's digest in the registry; the sandbox has no registry, so the digest
 // comes from the build PipelineRun the nudge names, verified like nudger verifies it (D3).
 import type { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import type { PullRequest } from '../adapters/forges/types.ts';
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
-import { COMPONENTS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import { COMPONENTS, CONFIG_MAPS, PIPELINE_RUNS, SECRETS } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { localGitRun } from '../adapters/git/plumbing.ts';
 import { GitWorkspaces, type GitIdentity } from '../adapters/git/workspace.ts';
@@ -38,6 +44,11 @@ import {
 import { REPO_AT_SHA_ANNOTATION } from './konflux.ts';
 import { SerialPoller, whenNotFound } from './poll-loop.ts';
 import { compareStrings } from '../domain/compare.ts';
+import { isRecord } from '../domain/records.ts';
+import type { RepositoryRef } from '../adapters/forges/types.ts';
+import type { BaseCheckout } from '../adapters/git/workspace.ts';
+import type { RenovateNudgeConfig } from '../schema/renovate-config.ts';
+import { emulateRenovate, readRenovateConfig } from './renovate-emulation.ts';
 
 export const NUDGE_BRANCH_PREFIX = 'konflux/component-updates/';
 export const SIMPLE_BRANCH_ANNOTATION = 'build.appstudio.openshift.io/build-nudge-simple-branch';
@@ -156,7 +167,20 @@ export class TektonStandIn {
       if (view === undefined) continue;
       const finished = view.succeeded !== undefined && view.succeeded.status !== 'Unknown';
       if (finished || view.specStatus === 'PipelineRunPending') continue;
-      const result = CANCELLING.has(view.specStatus) ? await this.#cancel(run) : await this.#execute(run);
+      let result: ExecutedNudge;
+      if (CANCELLING.has(view.specStatus)) {
+        result = await this.#cancel(run);
+      } else {
+        const volumes = configVolumes(run);
+        if (volumes === undefined) {
+          result = await this.#execute(run);
+        } else {
+          // Tekton starts no pod before the ConfigMap and the Secret it mounts exist.
+          const configs = await this.#mountedConfigs(run, volumes);
+          if (configs === undefined) continue;
+          result = await this.#execute(run, configs);
+        }
+      }
       this.#executed.push(result);
       done.push(result);
     }
@@ -175,7 +199,26 @@ export class TektonStandIn {
     return { namespace, pipelineRun: name, nudgingComponent: nudging, outcome: 'cancelled', targets: [] };
   }
 
-  async #execute(run: PipelineRunObject): Promise<ExecutedNudge> {
+  /** The ConfigMap's configs by key, once it and the Secret exist; undefined while one is missing. */
+  async #mountedConfigs(run: PipelineRunObject, volumes: ConfigVolumes): Promise<Map<string, string> | undefined> {
+    const { namespace } = names(run);
+    const configMap = await this.#client
+      .get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, namespace, volumes.configMap)
+      .catch(whenNotFound(undefined));
+    const secret =
+      volumes.secret === undefined
+        ? {}
+        : await this.#client.get(SECRETS, namespace, volumes.secret).catch(whenNotFound(undefined));
+    if (configMap === undefined || secret === undefined) return undefined;
+    const entries = Object.entries(configMap.data ?? {}).filter(([key]) => key.endsWith('.json'));
+    return new Map(entries.sort(([a], [b]) => compareStrings(a, b)));
+  }
+
+  /**
+   * Runs a nudge: build-service's (every nudged component, the way Konflux's Renovate config makes
+   * it) or, given `configs`, each generated config through the Renovate stand-in.
+   */
+  async #execute(run: PipelineRunObject, configs?: ReadonlyMap<string, string>): Promise<ExecutedNudge> {
     const { namespace, name } = names(run);
     const started = stringAt(run.status, 'startTime') ?? this.#now().toISOString();
     // Started first, as Tekton does: nudger's sweeper must never cancel a run that has begun.
@@ -221,15 +264,29 @@ export class TektonStandIn {
     const buildAnnotations = build?.metadata?.annotations ?? {};
     const simpleBranch = nudgingComponent?.metadata?.annotations?.[SIMPLE_BRANCH_ANNOTATION] === 'true';
     const targets: NudgeTargetResult[] = [];
-    for (const target of nudge.nudgedComponents) {
+    const work: [string, () => Promise<NudgeTargetResult>][] =
+      configs === undefined
+        ? nudge.nudgedComponents.map((target) => [
+            target,
+            () =>
+              this.#updateTarget(nudge, verified, target, {
+                simpleBranch,
+                link: buildAnnotations[REPO_AT_SHA_ANNOTATION] ?? '',
+                nudgeFiles: buildAnnotations[BUILD_NUDGE_FILES_ANNOTATION],
+              }),
+          ])
+        : [...configs].map(([key, text]) => [
+            key.replace(/(-[0-9]+)?\.json$/, ''),
+            () =>
+              this.#runConfig(
+                key.replace(/(-[0-9]+)?\.json$/, ''),
+                readRenovateConfig(text, `${name} ${key}`),
+                verified,
+              ),
+          ]);
+    for (const [target, update] of work) {
       try {
-        targets.push(
-          await this.#updateTarget(nudge, verified, target, {
-            simpleBranch,
-            link: buildAnnotations[REPO_AT_SHA_ANNOTATION] ?? '',
-            nudgeFiles: buildAnnotations[BUILD_NUDGE_FILES_ANNOTATION],
-          }),
-        );
+        targets.push(await update());
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         targets.push({ component: target, outcome: 'failed', message });
@@ -277,10 +334,6 @@ export class TektonStandIn {
       message: `${subject}\n\nImage created from '${context.link}'\n\n${signedOff}`,
       author: RENOVATE_IDENTITY,
     });
-    const remoteHead = await this.#forge.branchHead(repo, branch);
-    const same = remoteHead !== undefined && (await this.#sameChange(checkout.directory, commit, repo, remoteHead));
-    // Renovate leaves a branch that already holds this very update alone (no push, no build).
-    if (!same) await checkout.pushWithLease(branch, remoteHead, commit);
     const previous = rewrite.changes[0]?.replacements[0]?.from.split('@sha256:')[1] ?? '';
     const body = [
       `Image created from '${context.link}'`,
@@ -295,32 +348,102 @@ export class TektonStandIn {
       '',
       PR_FOOTER,
     ].join('\n');
-    const existing = await this.#forge.findPullRequestByHeadBranch(repo, branch);
-    let pr: PullRequest;
+    return this.#publish(target, repo, checkout, commit, {
+      base: baseBranch,
+      branch,
+      title: subject,
+      body,
+      labels: [],
+    });
+  }
+
+  /**
+   * What Renovate does with one generated config on the local forge: the stand-in's update
+   * (renovate-emulation.ts), committed on the base as the config's gitAuthor, pushed to its branch,
+   * and its pull request opened or updated with the config's title, body and labels.
+   */
+  async #runConfig(component: string, config: RenovateNudgeConfig, build: VerifiedBuild): Promise<NudgeTargetResult> {
+    const [target] = config.repositories;
+    const [owner, ...rest] = (target?.repository ?? '').split('/');
+    if (target === undefined || owner === undefined || rest.length !== 1) {
+      throw new Error(`repositories: ${JSON.stringify(target?.repository ?? '')} is not <owner>/<name>`);
+    }
+    const repo = this.#forge.repository(owner, rest.join('/'));
+    const baseBranch = target.baseBranches[0] ?? 'main';
+    const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch);
+    // Only the files the manager's fileMatch selects are read, as Renovate reads them.
+    const fileMatch = compileFileMatch(config.customManagers[0].fileMatch);
+    const files = await checkout.readFiles((path) => pathMatches(path, fileMatch));
+    const repository = imageRepository(build.imageUrl);
+    const built = { repository, tag: build.imageUrl.slice(repository.length + 1) };
+    const update = emulateRenovate({
+      config,
+      files,
+      lookupDigest: (depName, tag) => (depName === built.repository && tag === built.tag ? build.digest : undefined),
+    });
+    if (update === undefined) return { component, outcome: 'no-references' };
+    const commit = await checkout.commitOnBase({
+      files: update.files.map((file) => ({ path: file.path, text: file.after })),
+      message: update.commitMessage,
+      author: gitIdentityOf(config.gitAuthor),
+    });
+    return this.#publish(component, repo, checkout, commit, {
+      base: update.baseBranch,
+      branch: update.branch,
+      title: update.prTitle,
+      body: update.prBody,
+      labels: update.labels,
+      automerge: update.platformAutomerge,
+    });
+  }
+
+  /** Pushes `commit` to the branch unless it already holds this change, then opens or updates its PR. */
+  async #publish(
+    component: string,
+    repo: RepositoryRef,
+    checkout: BaseCheckout,
+    commit: string,
+    pr: {
+      base: string;
+      branch: string;
+      title: string;
+      body: string;
+      labels: readonly string[];
+      automerge?: boolean;
+    },
+  ): Promise<NudgeTargetResult> {
+    const remoteHead = await this.#forge.branchHead(repo, pr.branch);
+    const same = remoteHead !== undefined && (await this.#sameChange(checkout.directory, commit, repo, remoteHead));
+    // Renovate leaves a branch that already holds this very update alone (no push, no build).
+    if (!same) await checkout.pushWithLease(pr.branch, remoteHead, commit);
+    const existing = await this.#forge.findPullRequestByHeadBranch(repo, pr.branch);
+    let opened: PullRequest;
     let outcome: TargetOutcome;
     if (existing?.state === 'open') {
-      pr =
-        existing.title === subject && existing.body === body
+      opened =
+        existing.title === pr.title && existing.body === pr.body
           ? existing
-          : await this.#forge.updatePullRequest(repo, existing.number, { title: subject, body });
-      outcome = same && pr === existing ? 'unchanged' : 'updated';
+          : await this.#forge.updatePullRequest(repo, existing.number, { title: pr.title, body: pr.body });
+      outcome = same && opened === existing ? 'unchanged' : 'updated';
     } else {
-      pr = await this.#forge.createPullRequest({
+      opened = await this.#forge.createPullRequest({
         repo,
-        base: baseBranch,
-        head: branch,
-        title: subject,
-        body,
+        base: pr.base,
+        head: pr.branch,
+        title: pr.title,
+        body: pr.body,
         draft: false,
       });
       outcome = 'opened';
     }
+    if (pr.labels.length > 0) await this.#forge.addLabels(repo, opened.number, pr.labels);
+    if (pr.automerge === true) await this.#forge.enableAutoMerge(repo, opened.number);
     return {
-      component: target,
+      component,
       outcome,
-      branch,
-      pullRequest: pr.number,
-      pullRequestUrl: pr.url,
+      branch: pr.branch,
+      pullRequest: opened.number,
+      pullRequestUrl: opened.url,
       commit: same ? remoteHead : commit,
     };
   }
@@ -355,6 +478,42 @@ export class TektonStandIn {
     const { namespace, name } = names(run);
     await this.#client.patchStatus(PIPELINE_RUNS, namespace, name, 'merge', { status });
   }
+}
+
+/** `Name <address>`, Renovate's gitAuthor, as git takes it. */
+function gitIdentityOf(gitAuthor: string): GitIdentity {
+  const match = /^(.+) <([^<>]+)>$/.exec(gitAuthor);
+  if (match?.[1] === undefined || match[2] === undefined) throw new Error('gitAuthor: not "Name <address>"');
+  return { name: match[1], email: match[2] };
+}
+
+/** What a nudge PipelineRun of the `renovate` executor mounts: its config ConfigMap and token Secret. */
+interface ConfigVolumes {
+  readonly configMap: string;
+  readonly secret?: string;
+}
+
+function recordsAt(value: unknown, key: string): Record<string, unknown>[] {
+  const list = isRecord(value) ? value[key] : undefined;
+  return Array.isArray(list) ? list.filter(isRecord) : [];
+}
+
+/** The first ConfigMap volume of the run's inline tasks (and the Secret its steps read), if any. */
+export function configVolumes(run: { spec?: Record<string, unknown> }): ConfigVolumes | undefined {
+  const pipelineSpec = run.spec?.pipelineSpec;
+  for (const task of recordsAt(pipelineSpec, 'tasks')) {
+    const taskSpec = task.taskSpec;
+    const configMap = recordsAt(taskSpec, 'volumes')
+      .map((volume) => volume.configMap)
+      .find(isRecord)?.name;
+    if (typeof configMap !== 'string') continue;
+    const secret = recordsAt(taskSpec, 'steps')
+      .flatMap((step) => recordsAt(step, 'envFrom'))
+      .map((source) => source.secretRef)
+      .find(isRecord)?.name;
+    return typeof secret === 'string' ? { configMap, secret } : { configMap };
+  }
+  return undefined;
 }
 
 function names(run: KubeObject): { namespace: string; name: string } {

@@ -176,6 +176,20 @@ describe('the regex manager as documented', () => {
     assert.equal(update?.files[0]?.after, `x: ${BUILT}@${NEW}\ny: ${BUILT}@${NEW}\n`);
   });
 
+  it('asks for the forge auto-merge as one Renovate run does: automerge, type pr, platformAutomerge, no schedule', () => {
+    const automerge = (data: Record<string, string>) =>
+      emulateRenovate({
+        config: renovateNudgeConfig(input({ settings: settingsOf(data) })),
+        files: FILES,
+        lookupDigest: lookup,
+      })?.platformAutomerge;
+    assert.equal(automerge({}), false);
+    assert.equal(automerge({ automerge: 'true' }), true);
+    assert.equal(automerge({ automerge: 'true', platformAutomerge: 'false' }), false);
+    assert.equal(automerge({ automerge: 'true', automergeType: 'branch' }), false);
+    assert.equal(automerge({ automerge: 'true', automergeSchedule: 'after 10pm' }), false);
+  });
+
   it('refuses a ConfigMap value that is not a nudge config', () => {
     assert.throws(() => readRenovateConfig('{', 'cm/x key y'), RenovateEmulationError);
     assert.throws(

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LocalForge } from '../../src/adapters/forges/local/local-forge.ts';
 import type { RepositoryRef } from '../../src/adapters/forges/repository-url.ts';
-import { localGitRun } from '../../src/adapters/git/plumbing.ts';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { KubeApiError } from '../../src/adapters/kubernetes/errors.ts';
 import {
@@ -27,6 +26,7 @@ import { PacStandIn } from '../../src/sandbox/pac.ts';
 import { TektonStandIn } from '../../src/sandbox/tekton.ts';
 import { NAMESPACE_NAME_LABEL, registerWebhooks } from '../../src/sandbox/webhooks.ts';
 import { removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import { fileOnBranch as fileOnBranchOf, sandboxComponent } from './local-forge-fixtures.ts';
 import { startTestManager, type TestManager } from '../integration/manager-fixture.ts';
 import { eventually } from '../integration/wait.ts';
 
@@ -49,22 +49,10 @@ let konflux: KonfluxStandIn;
 let tekton: TektonStandIn;
 let pac: PacStandIn;
 
-const component = (name: string, gitUrl: string): KubeObject =>
-  ({
-    apiVersion: 'appstudio.redhat.com/v1alpha1',
-    kind: 'Component',
-    metadata: { name, namespace: NS },
-    spec: {
-      componentName: name,
-      application: 'app',
-      containerImage: `quay.io/acme/${name}`,
-      source: { git: { url: gitUrl, revision: 'main' } },
-    },
-  }) as KubeObject;
+const component = (name: string, gitUrl: string): KubeObject => sandboxComponent(NS, name, gitUrl);
 
-async function fileOnBranch(repo: RepositoryRef, branch: string, path: string): Promise<string> {
-  return localGitRun(forge.gitDirectory(repo))('show', ['show', `refs/heads/${branch}:${path}`]);
-}
+const fileOnBranch = (repo: RepositoryRef, branch: string, path: string): Promise<string> =>
+  fileOnBranchOf(forge, repo, branch, path);
 
 before(async () => {
   const dir = tempDir('sandbox-stand-ins');

@@ -82,8 +82,6 @@ export interface RenovateNudgeRunInput {
   readonly imageUrl: string;
   /** The build's repo-at-sha link ('' when it has none). */
   readonly repoAtShaLink: string;
-  /** renovateNudgeConfig for this target. */
-  readonly config: RenovateNudgeConfig;
   /** buildPipelineServiceAccount(nudging), or the fallback when that one does not exist. */
   readonly serviceAccountName: string;
   /** Default DEFAULT_RENOVATE_IMAGE. */

@@ -49,7 +49,6 @@ const input = (overrides: Partial<RenovateNudgeRunInput> = {}): RenovateNudgeRun
   buildPipelineRun: 'operand-a-on-push-x7k2p',
   imageUrl: `quay.io/acme/operand-a:${SHA}`,
   repoAtShaLink: LINK,
-  config,
   serviceAccountName: 'build-pipeline-operand-a',
   ...overrides,
 });

@@ -110,7 +110,6 @@ export class RenovateExecutor implements NudgeExecutor {
         buildPipelineRun: request.build.pipelineRun,
         imageUrl: request.build.imageUrl,
         repoAtShaLink: link,
-        config,
         serviceAccountName: await this.#serviceAccount(request.namespace, request.build.component, signal),
         ...(this.#image === undefined ? {} : { renovateImage: this.#image }),
       });
