@@ -115,6 +115,7 @@ export function setup(
   const components = new Store<ClusterComponent>();
   const nudgeConfigs = new Store<ClusterNudgeConfig>();
   const changeGroups = new Store<ClusterChangeGroup>();
+  const nudgeRuns = new Store<PipelineRun>();
   components.upsert(operandA());
   components.upsert(bundleX());
   nudgeConfigs.upsert(nudgeConfig());
@@ -130,6 +131,7 @@ export function setup(
     components,
     nudgeConfigs,
     changeGroups: new StoreChangeGroupSource(changeGroups),
+    nudgeRuns,
     executors,
     defaultExecutor: 'direct',
     events: {
@@ -168,6 +170,16 @@ export function setup(
     return sync(rest.name ?? BUILD);
   };
 
+  /** The nudge PipelineRuns informer (the held-nudge records among them), as the API server holds them. */
+  const syncRecords = () => {
+    for (const [key, object] of client.objects) {
+      if (!key.startsWith(`${PIPELINE_RUNS.plural}/`)) continue;
+      if (object.metadata?.labels?.['build.appstudio.redhat.com/type'] === 'nudge') {
+        nudgeRuns.upsert(decoded(PIPELINE_RUNS_KIND, object));
+      }
+    }
+  };
+
   const reconcile = (name = BUILD) => reconciler.reconcile({ namespace: NS, name }, new AbortController().signal);
 
   /** Reconciles and syncs until nothing is written any more (at most `limit` rounds). */
@@ -203,6 +215,8 @@ export function setup(
     components,
     nudgeConfigs,
     changeGroups,
+    nudgeRuns,
+    syncRecords,
     executors,
     events,
     registry,

@@ -13,7 +13,7 @@ import {
 import { EXECUTOR_ANNOTATION } from '../../src/controllers/dispatch/inputs.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
-import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
+import { HELD_TARGETS_ANNOTATION, RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
 import { BUILD, NS, T0, bundleX, changeGroup, nudgeConfig, operandA, setup } from './dispatch-env.ts';
 
@@ -241,6 +241,26 @@ describe('DispatchReconciler', () => {
     assert.ok(record !== undefined);
     assert.equal(record.spec?.status, 'Cancelled');
     assert.equal(annotationsOf(record)[HELD_TARGETS_ANNOTATION], 'bundle-x=bundle-x-update');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+  });
+
+  it('a hold its ChangeGroup releases through the record is fired, once (docs/decisions.md N19)', async () => {
+    const env = setup();
+    env.changeGroups.upsert(changeGroup());
+    await env.addBuild();
+    await env.settle();
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=held:bundle-x-update');
+    const [key, record] =
+      [...env.client.objects].find(([, o]) => annotationsOf(o)[DISPATCHED_FROM_ANNOTATION] === BUILD) ?? [];
+    assert.ok(key !== undefined && record !== undefined);
+    await env.client.patch(PIPELINE_RUNS, NS, nameOf(record) ?? '', 'merge', {
+      metadata: { annotations: { [RELEASED_TARGETS_ANNOTATION]: 'bundle-x=bundle-x-update' } },
+    });
+    env.syncRecords();
+    await env.settle();
+    await env.settle();
+    assert.equal(env.executors.direct?.requests.length, 1);
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest');
     assert.deepEqual(finalizersOf(env.stored()), []);
   });
 

@@ -9,6 +9,7 @@ import {
   CHANGE_GROUPS_KIND,
   COMPONENTS_KIND,
   NUDGE_CONFIGS_KIND,
+  NUDGE_RUNS_SELECTOR,
   PIPELINE_RUNS_KIND,
   PUSH_BUILD_RUNS_SELECTOR,
   RELEASE_PLAN_ADMISSIONS_KIND,
@@ -16,6 +17,7 @@ import {
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
+import { recordBuildKey } from '../../domain/nudge/dispatch-release.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
 import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
 import type { ObjectKey } from '../../runtime/reconciler.ts';
@@ -52,6 +54,12 @@ function unsettledBuildsOfNamespace(builds: Store<PipelineRun>): (object: KubeOb
   return (object) => unsettledBuildsOf(builds, object.metadata?.namespace ?? '');
 }
 
+/** A held-nudge record wakes the build it stands for; any other nudge PipelineRun wakes nothing. */
+function buildOfRecord(run: PipelineRun): ObjectKey[] {
+  const key = recordBuildKey(run);
+  return key === undefined ? [] : [key];
+}
+
 function nudgeConfigChanged(previous: ClusterNudgeConfig, current: ClusterNudgeConfig): boolean {
   const executor = (config: ClusterNudgeConfig) => config.metadata?.annotations?.[EXECUTOR_ANNOTATION];
   return generationChanged(previous, current) || executor(previous) !== executor(current);
@@ -76,6 +84,9 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     const components = informers.informer(COMPONENTS_KIND);
     const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
     const changeGroups = informers.informer(CHANGE_GROUPS_KIND);
+    // Held-nudge records: their release by a ChangeGroup fires the target (docs/decisions.md N19).
+    // The same label-selected informer the ChangeGroup controller and the sweeper read.
+    const nudgeRuns = informers.informer(PIPELINE_RUNS_KIND, NUDGE_RUNS_SELECTOR);
     // D6 distribution repositories: the ChangeGroup controller's ReleasePlanAdmissionCache probes
     // and runs this shared informer in the same leadership term; read here, never run twice. Empty
     // while release-service is absent: then only build repositories are rewritten, as there.
@@ -87,6 +98,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         components: components.store,
         nudgeConfigs: nudgeConfigs.store,
         changeGroups: new StoreChangeGroupSource(changeGroups.store),
+        nudgeRuns: nudgeRuns.store,
         releasePlanAdmissions: releasePlanAdmissions.store,
         executors: options.executors ?? defaultExecutors(client, settings.changeGroups),
         defaultExecutor: options.defaultExecutor,
@@ -102,6 +114,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
     });
     controller.watch(builds);
+    controller.watch(nudgeRuns, { map: buildOfRecord });
     // Graph and D2 changes reach builds not yet settled only (a settled build is never fired
     // from again), and only spec changes, phases and the executor annotation count: a
     // Component's status moves on every build.

@@ -6,7 +6,8 @@ import type { ChangeGroupSource } from '../../cluster/changegroups.ts';
 import { namespaceNudgeGraph } from '../../cluster/nudge-graph.ts';
 import { nudgingComponentFacts } from '../../cluster/nudged-repository.ts';
 import { compareStrings } from '../../domain/compare.ts';
-import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
+import { buildPipelineRunOf, pipelineRunView } from '../../domain/nudge-pipelinerun.ts';
+import { isDispatcherHeldRecord, releasedHolds } from '../../domain/nudge/dispatch-release.ts';
 import { DISPATCH_EXECUTORS, type DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import {
   DISPATCH_FINALIZER,
@@ -55,6 +56,11 @@ export interface DispatchCaches {
   readonly components: Store<ClusterComponent>;
   readonly nudgeConfigs: Store<ClusterNudgeConfig>;
   readonly changeGroups: ChangeGroupSource;
+  /**
+   * Nudge PipelineRuns (label-selected), where the held-nudge records are: a ChangeGroup releases
+   * a hold by annotating its record (docs/decisions.md N19). Absent: no hold is ever released.
+   */
+  readonly nudgeRuns?: Store<PipelineRun>;
 }
 
 /**
@@ -105,6 +111,12 @@ export function dispatchInputOf(
   const components = caches.components.list(namespace);
   const nudgeConfig = caches.nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME);
   const supersededBy = supersedingBuild(caches.builds, build, nudging);
+  const view = pipelineRunView(build);
+  const records = (caches.nudgeRuns?.list(namespace) ?? []).filter(isDispatcherHeldRecord);
+  const released = releasedHolds(
+    { namespace, name: view.name, ...(view.uid === undefined ? {} : { uid: view.uid }) },
+    records,
+  );
   return {
     build,
     verification: verifyDispatchBuild(build, nudgingComponentFacts(nudging)),
@@ -115,6 +127,7 @@ export function dispatchInputOf(
     components: new Set(components.map((c) => c.metadata?.name ?? '').filter((n) => n !== '')),
     changeGroups: caches.changeGroups.inNamespace(namespace),
     ...(supersededBy === undefined ? {} : { supersededBy }),
+    ...(released.size === 0 ? {} : { releasedHolds: released }),
     now,
     ...(policy === undefined ? {} : { policy }),
   };
