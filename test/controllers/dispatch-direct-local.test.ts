@@ -208,6 +208,28 @@ describe('direct executor on the local forge', () => {
     assert.deepEqual(after, second, 'nothing changed');
   });
 
+  it('never undoes a merged newer build with a late older one; a newer one opens a new pull request', async () => {
+    const { forge, repo, url, executor, show } = await setup('direct-merged');
+    await executor.fire(nudgeRequest(url, BUILD_2));
+    const merged = await forge.findPullRequestByHeadBranch(repo, BRANCH);
+    await forge.merge(repo, merged?.number ?? 0);
+    const late = await executor.fire(nudgeRequest(url, BUILD_1));
+    assert.match(detailOf(late), /^superseded: .* already carries newer build operand-on-push-2/);
+    assert.equal((await forge.listPullRequests(repo)).length, 1, 'no pull request back to the older digest');
+    assert.equal(show('main', 'Dockerfile'), `FROM ${IMAGE}@${digestOf('b')}\n`);
+
+    await executor.fire(nudgeRequest(url, BUILD_3));
+    const pulls = await forge.listPullRequests(repo);
+    assert.deepEqual(
+      pulls.map((pull) => [pull.state, pull.title]),
+      [
+        ['merged', 'Update operand to bbbbbbb'],
+        ['open', 'Update operand to ccccccc'],
+      ],
+    );
+    assert.match(pulls[1]?.body ?? '', /`bbbbbbb` -> `ccccccc`/);
+  });
+
   it('orders builds created in the same second by PipelineRun name', async () => {
     const { forge, repo, url, executor } = await setup('direct-tie');
     const sameSecond = { ...BUILD_1, digest: 'd', pipelineRun: 'operand-on-push-1b' };

@@ -1,8 +1,10 @@
 // What the `direct` executor does with the nudge pull request it finds (docs/decisions.md D9, N20),
 // decided from what it observed and nothing else, so that a repeated fire decides the same:
 //
-// - an open pull request that carries a newer build of the same nudging component is left as it is
-//   (the late, older build is superseded: the target already pins something newer);
+// - a pull request (open, or the newest merged or closed one) that carries a newer build of the
+//   same nudging component is left as it is: the late, older build is superseded (the target
+//   already pins something newer, or a human merged or closed that newer one; writing the older
+//   digest would undo it);
 // - an open pull request whose branch holds a commit by another author or committer than nudger's
 //   bot identity is left alone (Renovate's rule: someone else pushed to it) until its rebase box is
 //   ticked; then the branch is rebuilt from the base and the human commits are dropped, as
@@ -43,13 +45,16 @@ export function decideDirectNudge(input: {
   readonly incoming: NudgeBuildStamp;
   /** The open pull request on the nudge branch, when there is one. */
   readonly open: OpenNudgePullRequest | undefined;
+  /** Without an open one, the body of the newest merged or closed pull request on the branch. */
+  readonly latestBody?: string;
   readonly botEmail: string;
 }): DirectNudgeDecision {
-  if (input.open === undefined) return { kind: 'write', discardEdits: false };
-  const carried = parseBuildStamp(input.open.body);
+  const body = input.open?.body ?? input.latestBody;
+  const carried = body === undefined ? undefined : parseBuildStamp(body);
   if (carried !== undefined && compareBuildStamps(carried, input.incoming) > 0) {
     return { kind: 'superseded', by: carried };
   }
+  if (input.open === undefined) return { kind: 'write', discardEdits: false };
   const foreign = foreignCommits(input.open.commits, input.botEmail);
   if (foreign.length === 0) return { kind: 'write', discardEdits: false };
   if (rebaseRequested(input.open.body) === true) return { kind: 'write', discardEdits: true };

@@ -109,6 +109,19 @@ describe('decideDirectNudge', () => {
     }
   });
 
+  it('reads the newest merged or closed pull request when none is open', () => {
+    const merged = withBuildStamp(BOX, NEW);
+    assert.deepEqual(decideDirectNudge({ incoming: OLD, open: undefined, latestBody: merged, botEmail: BOT }), {
+      kind: 'superseded',
+      by: NEW,
+    });
+    const newest = stamp('op-on-push-3', '2026-01-01T12:00:00Z');
+    assert.deepEqual(decideDirectNudge({ incoming: newest, open: undefined, latestBody: merged, botEmail: BOT }), {
+      kind: 'write',
+      discardEdits: false,
+    });
+  });
+
   it('rewrites for the same or a newer build, and when the carried build cannot be read', () => {
     for (const body of [withBuildStamp(BOX, OLD), withBuildStamp(BOX, NEW), BOX]) {
       assert.equal(decideDirectNudge({ incoming: NEW, open: open(body), botEmail: BOT }).kind, 'write');

@@ -121,9 +121,10 @@ export class DirectNudgeExecutor implements NudgeExecutor {
     const decision = decideDirectNudge({
       incoming: stamp,
       open: open === undefined ? undefined : { body: open.body, commits },
+      ...(found === undefined ? {} : { latestBody: found.body }),
       botEmail: identity.email,
     });
-    if (decision.kind !== 'write') return stopped(decision, open?.url ?? branch, notices);
+    if (decision.kind !== 'write') return stopped(decision, found?.url ?? branch, notices);
 
     signal?.throwIfAborted();
     // Renovate's semanticCommits "auto" only matters without a commitMessagePrefix (N17); it reads
