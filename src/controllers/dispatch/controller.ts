@@ -1,4 +1,4 @@
-// The dispatcher as a module (src/runtime/controller-module.ts): leader only, because it fires nudges.
+// The dispatcher as a module (src/runtime/controller-module.ts, docs/decisions.md N22): leader only.
 // Its caches: push build PipelineRuns (PUSH_BUILD_RUNS_SELECTOR says why a label selector on the
 // event type), Components, NudgeConfigs and ChangeGroups. Renovate ConfigMaps are read by name
 // when a nudge fires (one GET per fire, as the ChangeGroup controller reads them): a cluster-wide

@@ -1,4 +1,4 @@
-// The dispatcher (ADR 67 "Nudging Flow", docs/decisions.md D9, N18): for one build PipelineRun, read
+// The dispatcher (ADR 67 "Nudging Flow", docs/decisions.md D9, N18, N22): for one build PipelineRun, read
 // the caches, ask the pure decision (src/domain/nudge/dispatch.ts) and carry out its intents in
 // order, stopping at the first that fails. Level-triggered: the marker on the build is the only
 // memory, every marker write is a compare-and-swap on the resourceVersion the decision read (or
