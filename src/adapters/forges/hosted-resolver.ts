@@ -1,24 +1,48 @@
 // The manager's ForgeResolver: a Component's repository host picks a configured forge (the public
-// hosts of FORGE_REGISTRY by default, plus any given with --<kind>-host), and the tenant
-// namespace's SCM Secret for that host and repository supplies the token. Secrets are read live
-// and never cached: the manager holds no tenant's token longer than one reconcile needs it.
+// hosts of FORGE_REGISTRY by default, plus any given with --<kind>-host); the token is, for a GitHub
+// repository the cluster's GitHub App is installed on, an installation token for that repository
+// (build-service's order, docs/decisions.md N23), else the tenant namespace's SCM Secret for that
+// host and repository. Secrets are read live and never cached: the manager holds no tenant's token
+// longer than one reconcile needs it. Installation tokens are kept in memory until shortly before
+// they expire (github/app-tokens.ts).
 import type { ObjectClient } from '../kubernetes/client.ts';
 import { SECRETS } from '../kubernetes/resources.ts';
 import type { KubeObject } from '../kubernetes/types.ts';
-import { parseRepositoryUrl, RepositoryUrlError } from './repository-url.ts';
+import { parseRepositoryUrl, RepositoryUrlError, type RepositoryRef } from './repository-url.ts';
 import { redactUserInfo } from '../credentials/credentials.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from './resolver.ts';
 import { chooseScmSecret, scmSecretSelector, type SecretObject } from './scm-credentials.ts';
 
 import { FORGE_REGISTRY, type HostedForge } from './registry.ts';
+import { formatSecretRef, GitHubAppSecretError, readGitHubAppKey, type SecretRef } from './github/app-secret.ts';
+import type { AppInstallationToken, GitHubAppTokens } from './github/app-tokens.ts';
+
+/** The cluster's GitHub App: the Secret holding it and the installation tokens minted with it. */
+export interface GitHubAppSource {
+  /** The Pipelines-as-Code Secret (`github-application-id`, `github-private-key`). */
+  readonly secret: SecretRef;
+  /** One per manager, shared by every controller: tokens are minted once per repository. */
+  readonly tokens: GitHubAppTokens;
+}
+
+export interface HostedForgeResolverOptions {
+  /** Absent: no GitHub App; every token comes from an SCM Secret. */
+  readonly githubApp?: GitHubAppSource;
+}
+
+const NOT_INSTALLED = Symbol('not installed');
+/** The forge kinds a GitHub App serves: GitHub, github.com and Enterprise hosts alike. */
+const GITHUB_APP_KINDS: ReadonlySet<string> = new Set(['github']);
 
 export class HostedForgeResolver implements ForgeResolver {
   readonly #client: ObjectClient;
   readonly #hosts: ReadonlyMap<string, HostedForge>;
+  readonly #githubApp: GitHubAppSource | undefined;
 
-  constructor(client: ObjectClient, hosts: ReadonlyMap<string, HostedForge>) {
+  constructor(client: ObjectClient, hosts: ReadonlyMap<string, HostedForge>, options: HostedForgeResolverOptions = {}) {
     this.#client = client;
     this.#hosts = hosts;
+    this.#githubApp = options.githubApp;
   }
 
   async resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<ResolvedForge> {
@@ -42,20 +66,53 @@ export class HostedForgeResolver implements ForgeResolver {
         'no-forge',
       );
     }
+    const endpoint = { apiUrl: forge.apiUrl, gitBaseUrl: forge.gitBaseUrl ?? `https://${repo.host}` };
+    const app = await this.#githubAppToken(forge, repo, shown, namespace, signal);
+    if (app !== undefined && app !== NOT_INSTALLED) {
+      return {
+        repo,
+        provider: FORGE_REGISTRY[forge.kind].create({ ...endpoint, credentials: app.credentials }),
+        githubApp: app.identity,
+      };
+    }
     const page = await this.#client.list<KubeObject & SecretObject>(SECRETS, {
       namespace,
       labelSelector: scmSecretSelector(repo.host),
       ...(signal === undefined ? {} : { signal }),
     });
     const choice = chooseScmSecret(page.items, repo.host, `${repo.owner}/${repo.name}`);
-    if (!choice.ok) throw new ForgeResolutionError(shown, namespace, choice.reason);
-    return {
-      repo,
-      provider: FORGE_REGISTRY[forge.kind].create({
-        apiUrl: forge.apiUrl,
-        gitBaseUrl: forge.gitBaseUrl ?? `https://${repo.host}`,
-        credentials: choice.credentials,
-      }),
-    };
+    if (!choice.ok) {
+      const appReason =
+        app === NOT_INSTALLED && this.#githubApp !== undefined
+          ? `, and the GitHub App of Secret ${formatSecretRef(this.#githubApp.secret)} is not installed on it`
+          : '';
+      throw new ForgeResolutionError(shown, namespace, `${choice.reason}${appReason}`);
+    }
+    return { repo, provider: FORGE_REGISTRY[forge.kind].create({ ...endpoint, credentials: choice.credentials }) };
+  }
+
+  /**
+   * The App's token for a GitHub repository; undefined when there is no App (no Secret, or one
+   * without the App keys) or the forge is no GitHub, NOT_INSTALLED when the App is not installed on
+   * the repository. A malformed App Secret fails the resolution, naming the Secret and key: falling
+   * back to an SCM Secret would hide it, and change whose commits a pull request gets once fixed.
+   */
+  async #githubAppToken(
+    forge: HostedForge,
+    repo: RepositoryRef,
+    shown: string,
+    namespace: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AppInstallationToken | typeof NOT_INSTALLED | undefined> {
+    if (this.#githubApp === undefined || !GITHUB_APP_KINDS.has(forge.kind)) return undefined;
+    let key;
+    try {
+      key = await readGitHubAppKey(this.#client, this.#githubApp.secret, signal);
+    } catch (error) {
+      if (error instanceof GitHubAppSecretError) throw new ForgeResolutionError(shown, namespace, error.message);
+      throw error;
+    }
+    if (key === undefined) return undefined;
+    return (await this.#githubApp.tokens.tokenFor(forge.apiUrl, key, repo)) ?? NOT_INSTALLED;
   }
 }

@@ -1,14 +1,31 @@
 // Which forge serves a Component's repository, and with which credentials. The ChangeGroup
 // controller asks once per reconcile with the nudged Component's `spec.source.git.url` and its
 // namespace (credentials are per tenant namespace, the Konflux convention). Implementations:
-// `HostedForgeResolver` (github.com and configured hosts, tokens from SCM Secrets) for the
-// manager, and a `file://` resolver over the local forge for the sandbox and tests.
+// `HostedForgeResolver` (github.com and configured hosts, tokens from the cluster's GitHub App or
+// the tenant's SCM Secrets) for the manager, and a `file://` resolver over the local forge for the sandbox and tests.
 import type { RepositoryRef } from './repository-url.ts';
 import type { ForgeProvider } from './types.ts';
 
 export interface ResolvedForge {
   readonly provider: ForgeProvider;
   readonly repo: RepositoryRef;
+  /**
+   * Set when the provider's token is an installation token of the cluster's GitHub App
+   * (docs/decisions.md D9): who nudge commits are written by, githubAppGitAuthor(appSlug, botId)
+   * (src/domain/nudge/git-author.ts). Absent for a tenant's SCM Secret, whose Credentials carry
+   * its username.
+   */
+  readonly githubApp?: GitHubAppIdentity;
+}
+
+/** The App and installation an installation token belongs to. */
+export interface GitHubAppIdentity {
+  readonly appId: number;
+  readonly installationId: number;
+  /** The App's slug, `red-hat-konflux`: its bot user is `<slug>[bot]`. */
+  readonly appSlug: string;
+  /** The id of that bot user: the number in its noreply commit email. */
+  readonly botId: number;
 }
 
 export interface ForgeResolver {

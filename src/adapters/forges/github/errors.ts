@@ -14,7 +14,8 @@ export interface FailureContext {
   readonly operation: string;
   /** `owner/name`. */
   readonly repo: string;
-  readonly credentials: Credentials;
+  /** Whose token the request carried; absent for the GitHub App's own requests (its JWT is never echoed). */
+  readonly credentials?: Credentials;
   /** `host:port` of the API, named when the connection itself fails. */
   readonly endpoint: string;
 }
@@ -89,14 +90,14 @@ export function toForgeError(error: unknown, context: FailureContext): ForgeErro
       operation: context.operation,
       repo: context.repo,
       ...(status === undefined ? {} : { status }),
-      reason: oneLine(context.credentials.redact(reason)),
+      reason: oneLine(redactWith(context, reason)),
     });
   const unanswered = (code: string, reason: string): ForgeError =>
     new ForgeError({
       forge: FORGE,
       operation: context.operation,
       repo: context.repo,
-      reason: oneLine(context.credentials.redact(reason)),
+      reason: oneLine(redactWith(context, reason)),
       transport: { code, host: context.endpoint },
     });
   if (error instanceof GitHubTimeoutError) {
@@ -120,7 +121,7 @@ export function malformedResponse(context: FailureContext, what: string, problem
     operation: context.operation,
     repo: context.repo,
     status: 502,
-    reason: oneLine(context.credentials.redact(`unexpected ${what} from GitHub: ${problem}`)),
+    reason: oneLine(redactWith(context, `unexpected ${what} from GitHub: ${problem}`)),
   });
 }
 
@@ -169,6 +170,10 @@ function graphqlStatus(errors: readonly GraphqlErrorLike[] | undefined): number 
 function graphqlReason(errors: readonly GraphqlErrorLike[] | undefined): string {
   const message = errors?.[0]?.message;
   return typeof message === 'string' ? message : 'GraphQL request failed';
+}
+
+function redactWith(context: FailureContext, text: string): string {
+  return context.credentials === undefined ? text : context.credentials.redact(text);
 }
 
 function oneLine(text: string): string {
