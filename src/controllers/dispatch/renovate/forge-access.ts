@@ -8,7 +8,8 @@ import { redactUserInfo, type Credentials } from '../../../adapters/credentials/
 import type { HostedForge } from '../../../adapters/forges/registry.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { RepositoryRef } from '../../../adapters/forges/repository-url.ts';
-import { DEFAULT_RENOVATE_USER, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import { DEFAULT_RENOVATE_USER, githubAppGitAuthor, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import { isRecord } from '../../../domain/records.ts';
 import type { RenovatePlatform } from '../../../schema/renovate-config.ts';
 
 export interface RenovateForgeAccess {
@@ -47,6 +48,22 @@ export function scmTokenIdentity(resolved: ResolvedForge): RenovateIdentity | un
   return { username, gitAuthor: scmTokenGitAuthor(username, resolved.repo.host) };
 }
 
+/**
+ * build-service's identity for a GitHub App installation token: user `<slug>[bot]`, git author
+ * githubAppGitAuthor. Read from the resolver's `githubApp` (set only for such tokens) field by
+ * field, so that a resolver without it is simply not an App.
+ */
+export function githubAppIdentity(resolved: ResolvedForge): RenovateIdentity | undefined {
+  const app: unknown = (resolved as { readonly githubApp?: unknown }).githubApp;
+  if (!isRecord(app) || typeof app.appSlug !== 'string' || typeof app.botId !== 'number') return undefined;
+  return { username: `${app.appSlug}[bot]`, gitAuthor: githubAppGitAuthor(app.appSlug, app.botId) };
+}
+
+/** The App's identity for an installation token, else the SCM Secret's. */
+export function resolvedIdentity(resolved: ResolvedForge): RenovateIdentity | undefined {
+  return githubAppIdentity(resolved) ?? scmTokenIdentity(resolved);
+}
+
 /** `https://api.github.com/`: Renovate's endpoint for a configured forge host. */
 export function renovateEndpoint(apiUrl: string): string {
   return apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`;
@@ -56,8 +73,8 @@ export interface ForgeResolverAccessOptions {
   /** The hosts the manager serves (publicForgeHosts plus --<kind>-host): platform and API URL. */
   readonly hosts: ReadonlyMap<string, HostedForge>;
   /**
-   * Renovate's user and git author for what the resolver returned; default scmTokenIdentity. A
-   * resolver that hands out GitHub App installation tokens passes githubAppGitAuthor's identity.
+   * Renovate's user and git author for what the resolver returned; default resolvedIdentity (the
+   * GitHub App's for an installation token, else the SCM Secret's user).
    */
   readonly identity?: (resolved: ResolvedForge) => RenovateIdentity | undefined;
 }
@@ -71,7 +88,7 @@ export class ForgeResolverAccess implements RenovateForgeAccessResolver {
   constructor(resolver: ForgeResolver, options: ForgeResolverAccessOptions) {
     this.#resolver = resolver;
     this.#hosts = options.hosts;
-    this.#identity = options.identity ?? scmTokenIdentity;
+    this.#identity = options.identity ?? resolvedIdentity;
   }
 
   async resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<RenovateForgeAccess> {
