@@ -4,7 +4,7 @@ import { StoreChangeGroupSource } from '../cluster/changegroups.ts';
 import { CHANGE_GROUPS_KIND, NUDGE_RUNS_SELECTOR, PIPELINE_RUNS_KIND } from '../cluster/watched-kinds.ts';
 import type { ControllerModule } from '../runtime/controller-module.ts';
 import { CacheSyncTimeoutError, Controller } from '../runtime/controller.ts';
-import { NudgeSweepReconciler, notStartedNudgeRunsFor } from './nudge-sweeper.ts';
+import { NudgeSweepReconciler, notStartedNudgeRunsFor, nudgeRunAndOriginal } from './nudge-sweeper.ts';
 import type { ControllerSettings } from './settings.ts';
 
 export const nudgeSweeperController: ControllerModule<ControllerSettings> = {
@@ -18,13 +18,14 @@ export const nudgeSweeperController: ControllerModule<ControllerSettings> = {
         client,
         pipelineRuns: nudgeRuns.store,
         changeGroups: new StoreChangeGroupSource(changeGroups.store),
+        changeGroupObjects: changeGroups.store,
         events,
       }),
       registry,
       logger,
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
     });
-    controller.watch(nudgeRuns);
+    controller.watch(nudgeRuns, { map: nudgeRunAndOriginal });
     controller.watch(changeGroups, { map: notStartedNudgeRunsFor(nudgeRuns.store) });
     // A cluster without Tekton's CRD never syncs this cache: the sweeper is a backstop, so that
     // must not take the other controllers down with it. The informer keeps retrying and logging.

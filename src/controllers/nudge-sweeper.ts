@@ -3,15 +3,24 @@
 // mirrors the webhook: same decision, same patch, same annotations. The patch carries a `test` of
 // the resourceVersion the decision was made on, so a run Tekton picked up in the meantime is never
 // cancelled on stale information; the rejected patch is simply retried against the fresher cache.
+// It also deletes the Secret and ConfigMap integration-service left for a run nudger holds, once
+// nothing can run that run's spec any more (docs/decisions.md N21).
 import type { JsonPatchOperation, ObjectClient } from '../adapters/kubernetes/client.ts';
 import { KubeApiError, isNotFound } from '../adapters/kubernetes/errors.ts';
-import { PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import { CONFIG_MAPS, PIPELINE_RUNS, SECRETS } from '../adapters/kubernetes/resources.ts';
 import {
   HOLD_REASON_ANNOTATION,
   PIPELINERUN_CANCELLED,
+  REDISPATCHED_FROM_ANNOTATION,
   REDISPATCH_ANNOTATION,
   cancelPatch,
 } from '../domain/changegroup/hold-decision.ts';
+import { changeGroupsHolding } from './changegroup/inputs.ts';
+import {
+  LEFTOVERS_DELETED_ANNOTATION,
+  decideLeftovers,
+  isIntegrationServiceNudge,
+} from '../domain/changegroup/integration-service-leftovers.ts';
 import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
 import { decodePipelineRun } from '../domain/cluster-objects.ts';
 import { isNudgePipelineRun, pipelineRunView } from '../domain/nudge-pipelinerun.ts';
@@ -28,12 +37,19 @@ export interface NudgeSweeperOptions {
   /** Nudge PipelineRuns (the manager's informer is label-filtered to them). */
   readonly pipelineRuns: Store<PipelineRun>;
   readonly changeGroups: ChangeGroupSource;
+  /**
+   * The ChangeGroups as cached, deleting ones included: whether one may still release a held run
+   * of integration-service's. Without it, integration-service's Secrets and ConfigMaps are left.
+   */
+  readonly changeGroupObjects?: Store<ClusterChangeGroup>;
   readonly events?: Pick<EventRecorder, 'event'>;
   /** Delay before retrying a patch the server rejected because the run changed; default 1 s. */
   readonly conflictRetryMs?: number;
 }
 
 export const HELD_EVENT_REASON = 'HeldByChangeGroup';
+export const LEFTOVERS_DELETED_EVENT_REASON = 'IntegrationServiceLeftoversDeleted';
+export const LEFTOVERS_FORBIDDEN_EVENT_REASON = 'IntegrationServiceLeftoversForbidden';
 const FIELD_MANAGER = 'nudger-nudge-sweeper';
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
 
@@ -57,7 +73,11 @@ export class NudgeSweepReconciler implements Reconciler {
     const resourceVersion = cached.metadata?.resourceVersion;
     if (resourceVersion === undefined || resourceVersion === '') return undefined; // nothing to guard with
     const sweep = decideSweep(cached, changeGroups.inNamespace(key.namespace));
-    if (sweep.action === 'skip') return this.#redispatchUncovered(cached, signal);
+    if (sweep.action === 'skip') {
+      await this.#redispatchUncovered(cached, signal);
+      // Decided on the run as cached: a copy just made shows on it with the next watch event.
+      return this.#deleteLeftovers(cached, signal);
+    }
 
     const patch: JsonPatchOperation[] = [
       { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
@@ -105,6 +125,66 @@ export class NudgeSweepReconciler implements Reconciler {
     );
     return undefined;
   }
+
+  /**
+   * integration-service's Secret and ConfigMap of a run nudger holds, by their exact names, once
+   * nothing can run its spec (decideLeftovers). NotFound is success. Recorded on the run, so that
+   * the decision is not made again, and told in an Event; the names are not secret, and the data
+   * is never read.
+   */
+  async #deleteLeftovers(run: PipelineRun, signal: AbortSignal): Promise<undefined> {
+    const { client, pipelineRuns, changeGroupObjects, events } = this.#options;
+    if (changeGroupObjects === undefined || !isIntegrationServiceNudge(run)) return undefined;
+    const namespace = run.metadata?.namespace ?? '';
+    const decision = decideLeftovers(run, {
+      nudgeRuns: pipelineRuns.list(namespace),
+      changeGroups: changeGroupObjects.list(namespace),
+    });
+    if (decision.action !== 'delete') return undefined;
+    for (const [ref, name] of [
+      [SECRETS, decision.secret],
+      [CONFIG_MAPS, decision.configMap],
+    ] as const) {
+      try {
+        await client.delete(ref, decision.namespace, name, { signal });
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        // RBAC without the delete grant (docs/deploy.md): said on the run, not retried in a loop;
+        // the run's next change tries again.
+        if (error instanceof KubeApiError && error.statusCode === 403) {
+          events?.event(
+            run,
+            'Warning',
+            LEFTOVERS_FORBIDDEN_EVENT_REASON,
+            `cannot delete the ${ref.kind} ${name} integration-service left for this held nudge (it holds its token): the manager may not delete ${ref.plural} here`,
+          );
+          return undefined;
+        }
+        throw error;
+      }
+    }
+    const deleted = `Secret ${decision.secret}, ConfigMap ${decision.configMap}`;
+    await client
+      .patch(
+        PIPELINE_RUNS,
+        namespace,
+        run.metadata?.name ?? '',
+        'merge',
+        { metadata: { annotations: { [LEFTOVERS_DELETED_ANNOTATION]: deleted } } },
+        { signal, fieldManager: FIELD_MANAGER },
+      )
+      .catch((error: unknown) => {
+        // The run is gone: nothing left to record it on, and nothing left to decide again.
+        if (!isNotFound(error)) throw error;
+      });
+    events?.event(
+      run,
+      'Normal',
+      LEFTOVERS_DELETED_EVENT_REASON,
+      `deleted the ${deleted} integration-service created for this held nudge without owner references (they hold its token)`,
+    );
+    return undefined;
+  }
 }
 
 /** Targets the cancelling webhook (or sweep) left to nudger, not yet re-dispatched. */
@@ -122,7 +202,9 @@ function isSweepCandidate(run: PipelineRun): boolean {
 
 /**
  * A ChangeGroup created or changed may now hold runs that were left alone: wake the namespace's
- * nudge runs that have not started (the reconciler decides; this only narrows the wake-up).
+ * nudge runs that have not started (the reconciler decides; this only narrows the wake-up). A
+ * ChangeGroup that ends or goes away may no longer release the runs it holds: wake those too,
+ * for their integration-service leftovers.
  */
 export function notStartedNudgeRunsFor(
   pipelineRuns: Store<PipelineRun>,
@@ -130,9 +212,23 @@ export function notStartedNudgeRunsFor(
   return (changeGroup) => {
     const namespace = changeGroup.metadata?.namespace;
     if (namespace === undefined) return [];
+    const name = changeGroup.metadata?.name ?? '';
     return pipelineRuns
       .list(namespace)
-      .filter(isSweepCandidate)
+      .filter(
+        (run) => isSweepCandidate(run) || (isIntegrationServiceNudge(run) && changeGroupsHolding(run).includes(name)),
+      )
       .map((run) => ({ namespace, name: run.metadata?.name ?? '' }));
   };
+}
+
+/**
+ * A nudge run wakes itself and, when it is nudger's copy of another run, that original: a copy
+ * that finished may let the original's integration-service leftovers go.
+ */
+export function nudgeRunAndOriginal(run: PipelineRun): readonly ObjectKey[] {
+  const namespace = run.metadata?.namespace ?? '';
+  const self = { namespace, name: run.metadata?.name ?? '' };
+  const original = run.metadata?.annotations?.[REDISPATCHED_FROM_ANNOTATION];
+  return original === undefined || original === '' ? [self] : [self, { namespace, name: original }];
 }

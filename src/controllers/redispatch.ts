@@ -12,9 +12,7 @@ import { NUDGED_COMPONENTS_ANNOTATION } from '../domain/nudge-pipelinerun.ts';
 import { isDispatcherHeldRecord } from '../domain/nudge/dispatch-release.ts';
 import type { PipelineRun } from '../schema/pipelinerun.ts';
 
-export { REDISPATCHED_FROM_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
-/** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
-export const REDISPATCHED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-targets';
+export { REDISPATCHED_FROM_ANNOTATION, REDISPATCHED_TARGETS_ANNOTATION } from '../domain/changegroup/hold-decision.ts';
 
 const FIELD_MANAGER = 'nudger-redispatch';
 const NAME_LIMIT = 63;

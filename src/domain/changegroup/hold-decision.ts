@@ -52,6 +52,8 @@ export const HELD_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/held-targets';
 export const HOLD_REASON_ANNOTATION = 'nudger.konflux-ci.dev/hold-reason';
 /** Targets nudger must nudge itself because the run that would have done it is cancelled. */
 export const REDISPATCH_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-targets';
+/** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
+export const REDISPATCHED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-targets';
 /** On a copy nudger created to re-dispatch targets: the run it copies. */
 export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
 /**
