@@ -310,6 +310,27 @@ describe('direct executor on the local forge', () => {
     assert.equal(await pushes(), 1, 'the commit is pushed once');
   });
 
+  it('quotes no repository link that could break the text, and says so', async () => {
+    const { forge, repo, url, executor } = await setup('direct-bad-link');
+    const request = nudgeRequest(url, BUILD_1);
+    const outcome = await executor.fire({
+      ...request,
+      buildRun: {
+        ...request.buildRun,
+        metadata: {
+          ...request.buildRun.metadata,
+          annotations: { 'build.appstudio.openshift.io/repo': "https://x.io/a'b" },
+        },
+      },
+    });
+    assert.equal(outcome.result.ok, true);
+    assert.deepEqual(
+      outcome.notices?.map((notice) => notice.reason),
+      ['NudgeBuildLinkIgnored'],
+    );
+    assert.match((await forge.findPullRequestByHeadBranch(repo, BRANCH))?.body ?? '', /^Image created from ''\n/);
+  });
+
   it('opens no pull request when no selected file references the image', async () => {
     const { forge, repo, url, executor } = await setup('direct-none');
     const request = nudgeRequest(url, BUILD_1);

@@ -207,7 +207,7 @@ function buildLink(request: NudgeRequest, notices: ExecutorNotice[]): string {
     if (!(error instanceof NudgeInputError)) throw error;
     notices.push({
       type: 'Warning',
-      reason: 'NudgeBuildLinkIgnored',
+      reason: DIRECT_NOTICE_REASONS.buildLinkIgnored,
       message: `build ${request.build.pipelineRun}: its repository link ${error.reason}; the nudge quotes none`,
     });
     return '';

@@ -15,6 +15,7 @@ export const DIRECT_NOTICE_REASONS = {
   settingUnsupported: 'NudgeSettingUnsupported',
   autoMergeFailed: 'NudgeAutoMergeFailed',
   branchEdited: 'NudgeBranchEditedByHuman',
+  buildLinkIgnored: 'NudgeBuildLinkIgnored',
 } as const;
 
 export interface PullRequestContent {
