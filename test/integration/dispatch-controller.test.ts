@@ -12,6 +12,8 @@ import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import {
   CHANGE_GROUPS,
   COMPONENTS,
+  CONFIG_MAPS,
+  CORE_EVENTS,
   NAMESPACES,
   NUDGE_CONFIGS,
   PIPELINE_RUNS,
@@ -29,6 +31,11 @@ import { eventually } from './wait.ts';
 /** Retries a second apart, so an interrupted attempt is retried within the test. */
 const POLICY = { maxAttempts: 3, firstRetryDelayMs: 500, backoffFactor: 1, maxRetryDelayMs: 500 };
 const DIGEST = (c: string): string => `sha256:${c.repeat(64)}`;
+
+interface Told extends KubeObject {
+  reason?: string;
+  involvedObject: { kind?: string; name?: string };
+}
 
 interface Run extends KubeObject {
   spec?: { status?: string };
@@ -86,7 +93,7 @@ function dispatchSettings(): DispatchControllerOptions {
 const startManager = (): Promise<TestManager> =>
   startTestManager(plane.kubeConfig, { overrides: { dispatch: dispatchSettings() } });
 
-async function namespace(name: string, withNudgeConfig: boolean): Promise<void> {
+async function namespace(name: string, withNudgeConfig: boolean, legacyRefs: readonly string[] = []): Promise<void> {
   await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   for (const [component, image] of [
     ['a', 'quay.io/org/a'],
@@ -100,6 +107,7 @@ async function namespace(name: string, withNudgeConfig: boolean): Promise<void> 
         componentName: component,
         application: 'app',
         containerImage: image,
+        ...(component === 'a' && legacyRefs.length > 0 ? { 'build-nudges-ref': [...legacyRefs] } : {}),
         source: { git: { url: `https://forge.example/acme/${component}`, revision: 'main' } },
       },
     } as KubeObject);
@@ -237,6 +245,35 @@ describe('the dispatcher in the manager', () => {
     assert.equal(record.spec?.status, 'Cancelled');
     assert.equal(record.metadata?.annotations?.[HELD_TARGETS_ANNOTATION], 'b=b-update');
     assert.equal(boundary.calls.filter((c) => c.namespace === 'held').length, 0);
+  });
+
+  it('tells once, as Events the API server keeps: an edge build-nudges-ref declares too, an ignored ConfigMap value', async () => {
+    await namespace('told', true, ['b']);
+    await client.create(CONFIG_MAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'namespace-wide-nudging-renovate-config', namespace: 'told' },
+      data: { automerge: 'yes', labels: 'deps' },
+    } as KubeObject);
+    await build('told', 'a-on-push-1', 'True');
+    assert.equal(await settled('told', 'a-on-push-1'), 'v1 b=pullRequest');
+    await build('told', 'a-on-push-2', 'True', DIGEST('2'));
+    assert.equal(await settled('told', 'a-on-push-2'), 'v1 b=pullRequest');
+    const [first, second] = boundary.calls.filter((c) => c.namespace === 'told');
+    assert.ok(first !== undefined && second !== undefined);
+    assert.equal(first.settings.configMap, 'namespace-wide-nudging-renovate-config');
+    assert.deepEqual(first.settings.labels, ['deps']);
+
+    const events = await eventually('the Events told once', async () => {
+      const list = await client.list<Told>(CORE_EVENTS, { namespace: 'told' });
+      const told = list.items.filter((e) => e.reason === 'DuplicateNudgeEdge' || e.reason === 'NudgeSettingIgnored');
+      return told.length >= 2 ? told : undefined;
+    });
+    const byReason = (reason: string) => events.filter((e) => e.reason === reason);
+    assert.equal(byReason('DuplicateNudgeEdge').length, 1, 'once, though two builds met it');
+    assert.equal(byReason('DuplicateNudgeEdge')[0]?.involvedObject.kind, 'NudgeConfig');
+    assert.equal(byReason('NudgeSettingIgnored').length, 1);
+    assert.equal(byReason('NudgeSettingIgnored')[0]?.involvedObject.name, 'b');
   });
 
   it('a manager stopped after the effect and before its record: the next one fires once more, same key', async () => {
