@@ -99,6 +99,42 @@ describe('DispatchReconciler', () => {
     assert.ok((result?.requeueAfterMs ?? 0) > 0);
   });
 
+  it("records a fire's result over someone else's annotation, never over another decision's entry", async () => {
+    const env = setup();
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    // Tekton Chains signs the finished run while the nudge is being made.
+    direct.answer = async () => {
+      await env.client.patch(PIPELINE_RUNS, NS, BUILD, 'merge', {
+        metadata: { annotations: { 'chains.tekton.dev/signed': 'true' } },
+      });
+      return { result: { ok: true } };
+    };
+    await env.addBuild();
+    await env.reconcile();
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest');
+    assert.equal(annotationsOf(env.stored() ?? {})['chains.tekton.dev/signed'], 'true');
+
+    const rival = setup();
+    const taken = rival.executors.direct;
+    assert.ok(taken !== undefined);
+    // Another replica judged this attempt interrupted and started its own meanwhile.
+    taken.answer = async () => {
+      await rival.client.patch(PIPELINE_RUNS, NS, BUILD, 'merge', {
+        metadata: { annotations: { [DISPATCH_MARKER_ANNOTATION]: 'v1 bundle-x=firing:2:20250115T103500Z' } },
+      });
+      return { result: { ok: true } };
+    };
+    await rival.addBuild();
+    const result = await rival.reconcile();
+    assert.equal(
+      markerOf(rival.stored()),
+      'v1 bundle-x=firing:2:20250115T103500Z',
+      'left to the decision that owns it',
+    );
+    assert.ok((result?.requeueAfterMs ?? 0) > 0);
+  });
+
   it('two replicas deciding from the same cache fire once', async () => {
     const env = setup();
     await env.addBuild();

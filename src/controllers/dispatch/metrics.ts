@@ -21,7 +21,7 @@ export function dispatchMetrics(registry: Registry): DispatchMetrics {
   return {
     nudges: counter(registry, {
       name: 'nudger_nudges_total',
-      help: 'Nudges of one target from one build that reached a final outcome (pullRequest, held, failed, skipped), by executor',
+      help: 'Nudges of one target from one build that reached a final outcome (pullRequest, held, failed, skipped), by executor; a build nudged from not at all counts once, as skipped',
       labelNames: ['executor', 'outcome'],
     }),
     fireDuration: histogram(registry, {
