@@ -211,6 +211,39 @@ describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
     assert.deepEqual(result.nudges, [], 'the top-level keys describe the build-service run');
   });
 
+  it("honours the Renovate ConfigMaps and build-nudge-files: a component's own replaces the namespace-wide one", async () => {
+    const namespace = 'dp-config';
+    const result = await play({
+      namespace,
+      renovateConfig: { labels: 'team-a' },
+      components: [
+        { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE, 'docs'] },
+        { name: 'op-b', image: imageOf('op-b'), nudges: ['docs'] },
+        // Its own ConfigMap lets the nudge touch README.md only, where nothing references op-a.
+        { name: BUNDLE, image: imageOf(BUNDLE), renovateConfig: { fileMatch: 'README.md' } },
+        { name: 'docs', image: imageOf('docs') },
+      ],
+      steps: [
+        { build: 'op-a', digest: digestOf(namespace, 'op-a') },
+        // Without a fileMatch in the ConfigMap in force, the build's annotation decides: nothing matches.
+        { build: 'op-b', digest: digestOf(namespace, 'op-b'), nudgeFiles: 'README.md' },
+      ],
+    });
+    assert.deepEqual(
+      result.nudges.map((n) => [n.from, n.to, n.outcome, n.pullRequest === null]),
+      [
+        ['op-a', BUNDLE, 'pullRequest', true],
+        ['op-a', 'docs', 'pullRequest', false],
+        ['op-b', 'docs', 'pullRequest', true],
+      ],
+      'a nudge with nothing to rewrite opens no pull request',
+    );
+    assert.deepEqual(
+      result.pullRequests.map((pr) => [pr.repository, pr.branch, pr.labels]),
+      [['docs', nudgeBranch('docs', 'op-a', false), ['konflux-nudge', 'team-a']]],
+    );
+  });
+
   it('names the build the dispatcher never settles', async () => {
     const namespace = 'dp-unsettled';
     const scenario = checkScenarioDocument(
