@@ -13,7 +13,9 @@ import {
   PIPELINERUN_CANCELLED,
   REDISPATCHED_FROM_ANNOTATION,
   REDISPATCH_ANNOTATION,
+  RELEASED_TARGETS_ANNOTATION,
   cancelPatch,
+  targetPairsOf,
 } from '../domain/changegroup/hold-decision.ts';
 import { changeGroupsHolding } from './changegroup/inputs.ts';
 import {
@@ -27,7 +29,7 @@ import { isNudgePipelineRun, pipelineRunView } from '../domain/nudge-pipelinerun
 import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import type { Store } from '../runtime/store.ts';
-import { REDISPATCHED_TARGETS_ANNOTATION, redispatchNudge } from './redispatch.ts';
+import { REDISPATCHED_TARGETS_ANNOTATION, redispatchName, redispatchNudge } from './redispatch.ts';
 import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 import type { ClusterChangeGroup } from '../schema/changegroup.ts';
 import type { PipelineRun } from '../schema/pipelinerun.ts';
@@ -127,6 +129,34 @@ export class NudgeSweepReconciler implements Reconciler {
   }
 
   /**
+   * The run (undefined once gone) and every copy nudger may have made of it, read from the API
+   * server: copies are named from the run and their targets (redispatchName), so none is missed.
+   */
+  async #freshRunAndCopies(
+    run: PipelineRun,
+    signal: AbortSignal,
+  ): Promise<{ readonly run: PipelineRun; readonly copies: readonly PipelineRun[] } | undefined> {
+    const namespace = run.metadata?.namespace ?? '';
+    const read = async (name: string): Promise<PipelineRun | undefined> => {
+      try {
+        const reading = decodePipelineRun(await this.#options.client.get(PIPELINE_RUNS, namespace, name, signal));
+        return reading.ok ? reading.object : undefined;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    };
+    const current = await read(run.metadata?.name ?? '');
+    if (current === undefined) return undefined;
+    const copies: PipelineRun[] = [];
+    for (const name of copyNamesOf(current)) {
+      const copy = await read(name);
+      if (copy !== undefined) copies.push(copy);
+    }
+    return { run: current, copies };
+  }
+
+  /**
    * integration-service's Secret and ConfigMap of a run nudger holds, by their exact names, once
    * nothing can run its spec (decideLeftovers). NotFound is success. Recorded on the run, so that
    * the decision is not made again, and told in an Event; the names are not secret, and the data
@@ -136,10 +166,16 @@ export class NudgeSweepReconciler implements Reconciler {
     const { client, pipelineRuns, changeGroupObjects, events } = this.#options;
     if (changeGroupObjects === undefined || !isIntegrationServiceNudge(run)) return undefined;
     const namespace = run.metadata?.namespace ?? '';
-    const decision = decideLeftovers(run, {
-      nudgeRuns: pipelineRuns.list(namespace),
-      changeGroups: changeGroupObjects.list(namespace),
-    });
+    const changeGroups = changeGroupObjects.list(namespace);
+    if (decideLeftovers(run, { nudgeRuns: pipelineRuns.list(namespace), changeGroups }).action !== 'delete') {
+      return undefined;
+    }
+    // Decided again on the run and its copies as the API server has them now. The caches of two
+    // kinds do not keep each other's order: a ChangeGroup may be gone from its cache before the
+    // release it made of this run on its way out (a copy, then the released pair) reached ours.
+    const fresh = await this.#freshRunAndCopies(run, signal);
+    if (fresh === undefined) return undefined;
+    const decision = decideLeftovers(fresh.run, { nudgeRuns: fresh.copies, changeGroups });
     if (decision.action !== 'delete') return undefined;
     for (const [ref, name] of [
       [SECRETS, decision.secret],
@@ -185,6 +221,19 @@ export class NudgeSweepReconciler implements Reconciler {
     );
     return undefined;
   }
+}
+
+/** The names of the copies nudger made of `run`: for a partial hold's targets, and per release. */
+function copyNamesOf(run: PipelineRun): string[] {
+  const name = run.metadata?.name ?? '';
+  const annotations = run.metadata?.annotations ?? {};
+  const names: string[] = [];
+  const handedBack = (annotations[REDISPATCHED_TARGETS_ANNOTATION] ?? '').split(/\s+/).filter((t) => t !== '');
+  if (handedBack.length > 0) names.push(redispatchName(name, handedBack));
+  for (const pair of targetPairsOf(annotations[RELEASED_TARGETS_ANNOTATION])) {
+    names.push(redispatchName(name, [pair.slice(0, pair.indexOf('='))]));
+  }
+  return names;
 }
 
 /** Targets the cancelling webhook (or sweep) left to nudger, not yet re-dispatched. */

@@ -14,7 +14,12 @@ import {
   notStartedNudgeRunsFor,
   nudgeRunAndOriginal,
 } from '../../src/controllers/nudge-sweeper.ts';
-import { HELD_TARGETS_ANNOTATION, REDISPATCHED_FROM_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
+import {
+  HELD_TARGETS_ANNOTATION,
+  REDISPATCHED_FROM_ANNOTATION,
+  RELEASED_TARGETS_ANNOTATION,
+} from '../../src/domain/changegroup/hold-decision.ts';
+import { redispatchName } from '../../src/controllers/redispatch.ts';
 import { LEFTOVERS_DELETED_ANNOTATION } from '../../src/domain/changegroup/integration-service-leftovers.ts';
 import { Store } from '../../src/runtime/store.ts';
 import type { ClusterChangeGroup } from '../../src/schema/changegroup.ts';
@@ -45,11 +50,20 @@ function heldRun(name = IS_RUN): PipelineRun {
 
 type DeleteAnswer = 200 | 403 | 404;
 
+/** Serves PipelineRuns from `objects` (the API server's current state); records every write. */
 class RecordingClient implements ObjectClient {
   readonly calls: { verb: string; kind: string; name: string; body?: unknown }[] = [];
   readonly answer: DeleteAnswer;
-  constructor(answer: DeleteAnswer = 200) {
+  readonly objects = new Map<string, PipelineRun>();
+  constructor(answer: DeleteAnswer = 200, objects: readonly PipelineRun[] = [heldRun()]) {
     this.answer = answer;
+    for (const object of objects) this.objects.set(object.metadata?.name ?? '', object);
+  }
+
+  get<T extends KubeObject>(ref: ResourceRef, namespace: string, name: string): Promise<T> {
+    const found = this.objects.get(name);
+    if (found !== undefined) return Promise.resolve(structuredClone(found) as T);
+    return Promise.reject(errorFromResponse({ verb: 'get', resource: ref.plural, namespace, name }, 404, undefined));
   }
 
   delete(ref: ResourceRef, namespace: string, name: string): Promise<void> {
@@ -65,7 +79,6 @@ class RecordingClient implements ObjectClient {
     return Promise.resolve({} as T);
   }
 
-  get = (): Promise<never> => Promise.reject(new Error('unused'));
   list = (): Promise<never> => Promise.reject(new Error('unused'));
   create = (): Promise<never> => Promise.reject(new Error('unused'));
   replace = (): Promise<never> => Promise.reject(new Error('unused'));
@@ -129,6 +142,38 @@ describe('the sweeper and integration-service leftovers', () => {
         message: `cannot delete the Secret ${IS_RUN} integration-service left for this held nudge (it holds its token): the manager may not delete secrets here`,
       },
     ]);
+  });
+
+  it('decides again on what the API server has: a release the cache has not shown yet keeps the pair', async () => {
+    // The ChangeGroup is gone from its cache, but its last release of the run (a copy, then the
+    // released pair) has not reached the PipelineRun cache: the API server has both.
+    const copyName = redispatchName(IS_RUN, ['bundle']);
+    const released = heldRun();
+    released.metadata = {
+      ...released.metadata,
+      annotations: { ...released.metadata?.annotations, [RELEASED_TARGETS_ANNOTATION]: 'bundle=bundle-update' },
+    };
+    const copy = heldRun(copyName);
+    copy.metadata = { ...copy.metadata, annotations: { [REDISPATCHED_FROM_ANNOTATION]: IS_RUN } };
+    copy.spec = {};
+    const client = new RecordingClient(200, [released, copy]);
+    const { reconcile } = sweeper(client, [heldRun()]);
+    await reconcile();
+    assert.equal(client.calls.length, 0, 'the copy runs the same spec: the pair stays');
+    // Once the copy has finished, the pair goes.
+    copy.status = { conditions: [{ type: 'Succeeded', status: 'True', reason: 'Succeeded' }] };
+    client.objects.set(copyName, copy);
+    await reconcile();
+    assert.deepEqual(
+      client.calls.map((c) => c.verb),
+      ['delete', 'delete', 'patch'],
+    );
+  });
+
+  it('leaves a run the API server no longer has', async () => {
+    const client = new RecordingClient(200, []);
+    await sweeper(client, [heldRun()]).reconcile();
+    assert.deepEqual(client.calls, []);
   });
 
   it('touches nothing for build-service’s runs, or when the ChangeGroups are not given', async () => {
