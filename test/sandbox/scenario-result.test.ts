@@ -194,6 +194,31 @@ describe('renderResultText', () => {
     );
   });
 
+  it('lists the pull requests no ChangeGroup shows: the nudges', () => {
+    const nudge = {
+      ...RESULT.pullRequests[0]!,
+      url: 'http://127.0.0.1:4000/org/bundle-x/pull/2',
+      branch: 'konflux/component-updates/bundle-x-component-update-operand-a',
+      title: 'Update operand-a to ccccccc',
+      state: 'merged' as const,
+      draft: false,
+      commits: 0,
+    };
+    const withGroupPr = {
+      ...RESULT,
+      changeGroups: [RESULT.changeGroups[0]!],
+      pullRequests: [{ ...RESULT.pullRequests[0]!, url: RESULT.changeGroups[0]!.pullRequest!.url }, nudge],
+    };
+    assert.match(
+      renderResultText(withGroupPr),
+      /\n\nOther pull requests:\n {2}bundle-x konflux\/component-updates\/bundle-x-component-update-operand-a \(merged, 0 commits\): Update operand-a to ccccccc\n$/,
+    );
+    assert.doesNotMatch(
+      renderResultText({ ...withGroupPr, pullRequests: withGroupPr.pullRequests.slice(0, 1) }),
+      /Other/,
+    );
+  });
+
   it("counts nudger's nudges by outcome and names each failed one", () => {
     const text = renderResultText({ ...RESULT, changeGroups: [], nudges: NUDGES });
     assert.match(

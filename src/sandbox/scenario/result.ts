@@ -159,6 +159,11 @@ export function renderResultText(result: SandboxResult): string {
   for (const [name, count] of builds) lines.push(`  ${name.padEnd(width)}  ${String(count)}`);
   if (idle > 0 && builds.length > 0) lines.push(`  (${String(idle)} other component${idle === 1 ? '' : 's'}: 0)`);
 
+  // The ChangeGroups' own pull requests are shown above; the rest are nudges' (or a human's).
+  const shown = new Set(result.changeGroups.map((group) => group.pullRequest?.url));
+  const others = result.pullRequests.filter((pr) => !shown.has(pr.url));
+  if (others.length > 0) lines.push('', 'Other pull requests:', ...others.map(pullRequestLine));
+
   if (result.nudges.length > 0) lines.push('', ...nudgeLines(result.nudges));
 
   const { comparison } = result;
@@ -171,6 +176,11 @@ export function renderResultText(result: SandboxResult): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function pullRequestLine(pr: RepositoryPullRequestResult): string {
+  const state = `${pr.state}${pr.draft ? ', draft' : ''}, ${plural(pr.commits, 'commit')}`;
+  return `  ${pr.repository} ${pr.branch} (${state}): ${pr.title}`;
 }
 
 function plural(n: number, noun: string): string {
