@@ -49,6 +49,7 @@ import type { RepositoryRef } from '../adapters/forges/types.ts';
 import type { BaseCheckout } from '../adapters/git/workspace.ts';
 import type { RenovateNudgeConfig } from '../schema/renovate-config.ts';
 import { emulateRenovate, readRenovateConfig } from './renovate-emulation.ts';
+import { semanticCommitsDetected } from '../domain/nudge/commit-subject.ts';
 
 export const NUDGE_BRANCH_PREFIX = 'konflux/component-updates/';
 export const SIMPLE_BRANCH_ANNOTATION = 'build.appstudio.openshift.io/build-nudge-simple-branch';
@@ -58,6 +59,8 @@ export const RENOVATE_IDENTITY: GitIdentity = {
   email: '126015336+red-hat-konflux[bot]@users.noreply.github.com',
 };
 const PR_FOOTER = 'To execute skipped test pipelines write comment `/ok-to-test`';
+/** How many of the base's newest subjects Renovate reads to decide semantic commits. */
+const SEMANTIC_COMMIT_HISTORY = 20;
 /** spec.status values after which Tekton starts nothing new. */
 const CANCELLING = new Set(['Cancelled', 'CancelledRunFinally', 'StoppedRunFinally']);
 
@@ -370,7 +373,13 @@ export class TektonStandIn {
     }
     const repo = this.#forge.repository(owner, rest.join('/'));
     const baseBranch = target.baseBranches[0] ?? 'main';
-    const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch);
+    // Renovate's semanticCommits "auto" matters only without a commitMessagePrefix; it then reads
+    // the base's newest 20 subjects (as the direct executor does, docs/decisions.md N17).
+    const [, rule] = config.packageRules;
+    const semanticAuto = rule.commitMessagePrefix === undefined;
+    const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch, undefined, {
+      depth: semanticAuto ? SEMANTIC_COMMIT_HISTORY : 1,
+    });
     // Only the files the manager's fileMatch selects are read, as Renovate reads them.
     const fileMatch = compileFileMatch(config.customManagers[0].fileMatch);
     const files = await checkout.readFiles((path) => pathMatches(path, fileMatch));
@@ -379,6 +388,7 @@ export class TektonStandIn {
     const update = emulateRenovate({
       config,
       files,
+      semanticCommits: semanticAuto && semanticCommitsDetected(await checkout.recentSubjects(SEMANTIC_COMMIT_HISTORY)),
       lookupDigest: (depName, tag) => (depName === built.repository && tag === built.tag ? build.digest : undefined),
     });
     if (update === undefined) return { component, outcome: 'no-references' };

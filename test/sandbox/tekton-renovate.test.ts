@@ -4,6 +4,7 @@
 // generated config through the Renovate stand-in and opens the pull request the `direct` executor
 // would open: the same branch, commit message, file contents, title, body and labels.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LocalForge } from '../../src/adapters/forges/local/local-forge.ts';
@@ -19,13 +20,13 @@ import { rewriteDigests } from '../../src/domain/digest-rewrite/index.ts';
 import { scmTokenGitAuthor } from '../../src/domain/nudge/git-author.ts';
 import { nudgePullRequestText } from '../../src/domain/nudge/pull-request-text.ts';
 import { renovateNudgePipelineRun } from '../../src/domain/nudge/renovate-pipelinerun.ts';
-import { readRenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
+import { NO_RENOVATE_SETTINGS, readRenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
 import { readPipelineRun } from '../../src/domain/nudge-pipelinerun.ts';
 import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
 import { KonfluxStandIn, type RecordedBuild } from '../../src/sandbox/konflux.ts';
 import { LocalForgeRenovateAccess } from '../../src/sandbox/renovate-access.ts';
 import { TektonStandIn } from '../../src/sandbox/tekton.ts';
-import { removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import { git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
 import { fileOnBranch as fileOnBranchOf, sandboxComponent } from './local-forge-fixtures.ts';
 
 const NS = 'tenant';
@@ -52,6 +53,7 @@ let bundleRepo: RepositoryRef;
 let konflux: KonfluxStandIn;
 let tekton: TektonStandIn;
 let executor: RenovateExecutor;
+let dir: string;
 
 const component = (name: string, gitUrl: string): KubeObject => sandboxComponent(NS, name, gitUrl);
 
@@ -65,7 +67,7 @@ async function commitMessage(repo: RepositoryRef, branch: string): Promise<strin
 }
 
 /** The request the dispatcher would make for `build` nudging bundle; the link is the forge's https one. */
-async function requestFor(build: RecordedBuild, key: string): Promise<NudgeRequest> {
+async function requestFor(build: RecordedBuild, key: string, nudgedName = 'bundle'): Promise<NudgeRequest> {
   const link = `https://github.com/acme/operand-a?rev=${build.commit}`;
   // Pipelines-as-Code on github.com writes an https link; the local forge's would be file://.
   await client.patch(PIPELINE_RUNS, NS, build.pipelineRun, 'merge', {
@@ -73,7 +75,7 @@ async function requestFor(build: RecordedBuild, key: string): Promise<NudgeReque
   });
   const run = decodePipelineRun(await client.get(PIPELINE_RUNS, NS, build.pipelineRun));
   const nudging = decodeComponent(await client.get(COMPONENTS, NS, 'operand-a'));
-  const nudged = decodeComponent(await client.get(COMPONENTS, NS, 'bundle'));
+  const nudged = decodeComponent(await client.get(COMPONENTS, NS, nudgedName));
   assert.ok(run.ok && nudging.ok && nudged.ok);
   return {
     key,
@@ -98,7 +100,7 @@ async function requestFor(build: RecordedBuild, key: string): Promise<NudgeReque
 }
 
 before(async () => {
-  const dir = tempDir('sandbox-tekton-renovate');
+  dir = tempDir('sandbox-tekton-renovate');
   plane = await startControlPlane({ crds: SANDBOX_CRDS });
   client = new KubeClient(plane.kubeConfig);
   await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -201,6 +203,29 @@ describe('the Tekton stand-in runs the renovate executor’s nudge', () => {
       runs.items[0]?.metadata?.name ?? '',
     );
     assert.deepEqual(Object.keys(configMap.data ?? {}), ['bundle-0.json']);
+  });
+
+  it('without a commitMessagePrefix, a base of conventional commits gets chore(deps): as Renovate decides it', async () => {
+    const catalog = await forge.createRepository('acme', 'catalog', {
+      'catalog.yaml': `image: quay.io/acme/operand-a@${OLD}\n`,
+    });
+    await client.create(COMPONENTS, component('catalog', catalog.url));
+    const clone = mkdtempSync(join(dir, 'catalog-'));
+    git(clone, 'clone', '--quiet', catalog.url, '.');
+    for (const subject of ['feat: add a channel', 'fix(ci): pin the runner', 'docs: readme']) {
+      writeFileSync(join(clone, 'notes.txt'), subject);
+      git(clone, 'add', '--all');
+      git(clone, 'commit', '--quiet', '-m', subject);
+    }
+    git(clone, 'push', '--quiet', 'origin', 'main');
+    const build = await konflux.recordBuild({ namespace: NS, component: 'operand-a' });
+    const request = { ...(await requestFor(build, '3333333333333333', 'catalog')), settings: NO_RENOVATE_SETTINGS };
+    assert.equal((await executor.fire(request)).result.ok, true);
+    const [executed] = await tekton.poll();
+    assert.equal(executed?.outcome, 'executed', executed?.message);
+    const [pr] = await forge.listPullRequests(catalog);
+    assert.equal(pr?.title, `chore(deps): update operand-a to ${build.digest.slice(7, 14)}`);
+    assert.equal(pr.headBranch, 'konflux/component-updates/catalog-component-update-operand-a');
   });
 
   it('a newer build updates the same pull request with its digest', async () => {
