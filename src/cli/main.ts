@@ -13,6 +13,7 @@ import { terminalSafe } from './format/terminal-text.ts';
 import { favourMemoryForOfflineCommands } from './heap-tuning.ts';
 import { type LoadOptions, parseByteSize } from './load.ts';
 import { FORGE_REGISTRY, HOSTED_FORGE_KINDS, hostFlagOf, type HostedForgeKind } from '../adapters/forges/registry.ts';
+import { DEFAULT_GITHUB_APP_SECRET, formatSecretRef } from '../adapters/forges/github/app-secret.ts';
 
 const VERSION = '0.1.0';
 
@@ -265,6 +266,11 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       new Option('--nudge-executor <name>', 'executor of nudges whose NudgeConfig names none')
         .choices(['direct', 'renovate'])
         .default('direct'),
+    )
+    .option(
+      '--github-app-secret <namespace/name>',
+      'the Pipelines-as-Code Secret whose github-application-id and github-private-key nudger acts as on GitHub repositories the App is installed on, before SCM Secrets; "none" for no App',
+      formatSecretRef(DEFAULT_GITHUB_APP_SECRET),
     )
     .option('--bot-name <name>', "author name of nudger's commits", 'nudger')
     .option(

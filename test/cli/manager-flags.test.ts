@@ -1,7 +1,7 @@
-// `nudger manager --github-host`: a host name, or host=apiUrl.
+// `nudger manager --github-host`: a host name, or host=apiUrl; `--github-app-secret`: the App's Secret.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseForgeHostFlags } from '../../src/cli/commands/manager.ts';
+import { githubAppSource, parseForgeHostFlags } from '../../src/cli/commands/manager.ts';
 import { UsageError } from '../../src/cli/errors.ts';
 
 const parseGitHubHosts = (values: readonly string[]) => parseForgeHostFlags({ github: values });
@@ -70,5 +70,19 @@ describe('parseGitHubHosts', () => {
       parseGitHubHosts(['ghe.example.com=https://ghe.example.com/api/v3?tenant=a']).get('ghe.example.com')?.apiUrl,
       'https://ghe.example.com/api/v3?tenant=a',
     );
+  });
+});
+
+describe('--github-app-secret', () => {
+  it('names the Pipelines-as-Code Secret, default build-service/pipelines-as-code-secret, or none', () => {
+    const source = githubAppSource('build-service/pipelines-as-code-secret');
+    assert.deepEqual(source?.secret, { namespace: 'build-service', name: 'pipelines-as-code-secret' });
+    assert.equal(githubAppSource('none'), undefined);
+  });
+
+  it('exits 2 naming the flag for anything else', () => {
+    for (const value of ['pipelines-as-code-secret', 'a/b/c', 'Build/x']) {
+      assert.throws(() => githubAppSource(value), usageError(/^--github-app-secret "/), value);
+    }
   });
 });

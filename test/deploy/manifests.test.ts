@@ -91,7 +91,7 @@ const EXPECTED_CLUSTER_PERMISSIONS: Readonly<Record<string, readonly string[]>> 
   'tekton.dev/pipelineruns': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'appstudio.redhat.com/releaseplanadmissions': ['get', 'list', 'watch'],
   'core/configmaps': ['delete', 'get'],
-  'core/secrets': ['delete', 'list'],
+  'core/secrets': ['delete', 'get', 'list'],
   'core/events': ['create', 'patch'],
   'events.k8s.io/events': ['create', 'patch'],
 };
@@ -316,6 +316,19 @@ describe('deploy/default rendered by kubectl 1.20', () => {
           assert.deepEqual(bad, [], `${objectKey(role)} grants ${bad.join(', ')} on ${key}`);
         }
       }
+    });
+
+    it("limits get on Secrets to the GitHub App's Secret that --github-app-secret names by default (N23)", async () => {
+      const role = find(rendered, 'ClusterRole', 'nudger-manager-role');
+      const gets = listAt(role, 'rules').filter(
+        (rule) => stringsAt(rule, 'resources').includes('secrets') && stringsAt(rule, 'verbs').includes('get'),
+      );
+      const secret = String(await managerFlagDefault('--github-app-secret'));
+      assert.ok(!stringsAt(container, 'args').some((arg) => arg.startsWith('--github-app-secret')));
+      assert.deepEqual(
+        gets.map((rule) => [stringsAt(rule, 'verbs'), fieldIfPresent(rule, 'resourceNames')]),
+        [[['get'], [secret.split('/')[1]]]],
+      );
     });
 
     it('grants the manager exactly the documented cluster-wide permissions', () => {
@@ -692,6 +705,21 @@ describe('deploy/namespaced: one watched namespace, no cluster-wide grant', () =
       ['--metrics-auth=none'],
     );
     find(rendered, 'NetworkPolicy', 'nudger-manager');
+  });
+
+  it('reads the GitHub App Secret from the watched namespace, the one get the Role grants on Secrets', () => {
+    const args = stringsAt(managerContainer(find(rendered, 'Deployment', 'nudger-manager')), 'args');
+    assert.deepEqual(
+      args.filter((arg) => arg.startsWith('--github-app-secret')),
+      [`--github-app-secret=${String(watched)}/pipelines-as-code-secret`],
+    );
+    const gets = listAt(role, 'rules').filter(
+      (rule) => stringsAt(rule, 'resources').includes('secrets') && stringsAt(rule, 'verbs').includes('get'),
+    );
+    assert.deepEqual(
+      gets.map((rule) => fieldIfPresent(rule, 'resourceNames')),
+      [['pipelines-as-code-secret']],
+    );
   });
 
   it('runs the manager with --namespace set to the Role namespace', () => {

@@ -11,6 +11,9 @@ import {
   type HostedForge,
   type HostedForgeKind,
 } from '../../adapters/forges/registry.ts';
+import { parseSecretRef } from '../../adapters/forges/github/app-secret.ts';
+import { GitHubAppTokens } from '../../adapters/forges/github/app-tokens.ts';
+import type { GitHubAppSource } from '../../adapters/forges/hosted-resolver.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
@@ -27,8 +30,25 @@ export interface ManagerCommandOptions extends ManagerPreflightOptions {
   readonly nudgeDispatch: boolean;
   /** `--nudge-executor`: the executor where a NudgeConfig names none. */
   readonly nudgeExecutor: DispatchExecutor;
+  /**
+   * `--github-app-secret`: `<namespace>/<name>` of the Pipelines-as-Code Secret holding the
+   * cluster's GitHub App, or `none` (docs/decisions.md N23).
+   */
+  readonly githubAppSecret: string;
   /** Ends the manager (tests); the process signals do the same for a real run. */
   readonly signal?: AbortSignal;
+}
+
+/** The App of `--github-app-secret`, with the one token cache of this manager; undefined for `none`. */
+export function githubAppSource(value: string): GitHubAppSource | undefined {
+  let secret;
+  try {
+    secret = parseSecretRef(value);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(`--github-app-secret ${error.message}`);
+    throw error;
+  }
+  return secret === undefined ? undefined : { secret, tokens: new GitHubAppTokens() };
 }
 
 /** Every `--<kind>-host` flag's hosts (`ghe.example.com` or `host=apiUrl`), one map. */
@@ -61,12 +81,13 @@ const PORT_FLAGS: Readonly<Record<ManagerServer, string>> = {
 export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
   await preflightManager(options);
   const forgeHosts = parseForgeHostFlags(options.forgeHosts);
+  const githubApp = githubAppSource(options.githubAppSecret);
   const logger = createLogger({ level: options.logLevel, destination: io.stderr });
   const loaded = loadManagerKubeConfig(options.kubeconfig);
   logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
   let manager: RunningManager;
   try {
-    manager = await startManagerFor(options, loaded.kubeConfig, forgeHosts, logger);
+    manager = await startManagerFor(options, loaded.kubeConfig, { forgeHosts, githubApp }, logger);
   } catch (error) {
     // The certificate may have changed since the preflight; a port may be taken.
     if (error instanceof CertificateLoadError) throw certDirError(error);
@@ -123,7 +144,7 @@ function listenProblem(error: ListenError): string {
 function startManagerFor(
   options: ManagerCommandOptions,
   kubeConfig: KubeConfig,
-  forgeHosts: Map<string, HostedForge>,
+  forges: { readonly forgeHosts: Map<string, HostedForge>; readonly githubApp: GitHubAppSource | undefined },
   logger: Logger,
 ): Promise<RunningManager> {
   return startManager({
@@ -144,7 +165,8 @@ function startManagerFor(
       : { webhookMaxInflightBytes: options.webhookMaxInflightBytes }),
     healthPort: options.healthPort,
     changeGroups: {
-      forgeHosts,
+      forgeHosts: forges.forgeHosts,
+      ...(forges.githubApp === undefined ? {} : { githubApp: forges.githubApp }),
       ...(options.gitCacheDir === undefined ? {} : { gitCacheDir: options.gitCacheDir }),
       pollIntervalMs: options.changegroupPollInterval,
       link:

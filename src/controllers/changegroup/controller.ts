@@ -3,12 +3,12 @@
 // optionally, ReleasePlanAdmissions) and the watches that wake it.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostedForgeResolver } from '../../adapters/forges/hosted-resolver.ts';
+import { HostedForgeResolver, type GitHubAppSource } from '../../adapters/forges/hosted-resolver.ts';
 import { publicForgeHosts, type HostedForge } from '../../adapters/forges/registry.ts';
 import type { ForgeResolver } from '../../adapters/forges/resolver.ts';
 import type { GitIdentity } from '../../adapters/git/workspace.ts';
 import { GitWorkspaces } from '../../adapters/git/workspace.ts';
-import type { KubeClient } from '../../adapters/kubernetes/client.ts';
+import type { KubeClient, ObjectClient } from '../../adapters/kubernetes/client.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import {
   CHANGE_GROUPS_KIND,
@@ -36,6 +36,11 @@ export interface ChangeGroupControllerOptions {
   readonly forgeResolver?: ForgeResolver;
   /** Hosts besides the public ones (GitHub Enterprise, ...), by host name (`--<kind>-host`). */
   readonly forgeHosts?: ReadonlyMap<string, HostedForge>;
+  /**
+   * The cluster's GitHub App (`--github-app-secret`), tried before SCM Secrets on GitHub hosts
+   * (docs/decisions.md N23); absent: none. The dispatcher's executors share it, tokens included.
+   */
+  readonly githubApp?: GitHubAppSource;
   /** Bare repositories reused across pull request updates; default `<tmpdir>/nudger-git`. */
   readonly gitCacheDir?: string;
   /** The identity of nudger's commits; the controller recognises its own commits by the email. */
@@ -63,12 +68,25 @@ function changeGroupReconciler(
     client,
     ...stores,
     builds: new BuildVerifier(client),
-    forges: settings.forgeResolver ?? new HostedForgeResolver(client, hosts),
+    forges: settings.forgeResolver ?? hostedForgeResolver(client, hosts, settings),
     workspaces: new GitWorkspaces({ cacheDir: settings.gitCacheDir ?? join(tmpdir(), 'nudger-git') }),
     bot: settings.bot ?? DEFAULT_BOT,
     link: settings.link ?? { kind: 'kubectl' },
     pollIntervalMs: settings.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
   });
+}
+
+/** The manager's resolver over `hosts`, with the settings' GitHub App when there is one. */
+export function hostedForgeResolver(
+  client: KubeClient | ObjectClient,
+  hosts: ReadonlyMap<string, HostedForge>,
+  settings: Pick<ChangeGroupControllerOptions, 'githubApp'>,
+): HostedForgeResolver {
+  return new HostedForgeResolver(
+    client,
+    hosts,
+    settings.githubApp === undefined ? {} : { githubApp: settings.githubApp },
+  );
 }
 
 /** A held nudge wakes the ChangeGroups its held-targets annotation names. */

@@ -1,14 +1,13 @@
 // The executors a manager runs when its settings name none: both, over the same forges and
 // credentials as the ChangeGroup controller (the public hosts plus `--<kind>-host`, tokens from the
-// tenant's SCM Secrets, or the resolver the settings give), so a tenant configures credentials once
+// cluster's GitHub App or the tenant's SCM Secrets, or the resolver the settings give), so a tenant configures credentials once
 // for ChangeGroup and nudge pull requests alike (docs/decisions.md D9).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostedForgeResolver } from '../../adapters/forges/hosted-resolver.ts';
 import { publicForgeHosts } from '../../adapters/forges/registry.ts';
 import { GitWorkspaces } from '../../adapters/git/workspace.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import type { ChangeGroupControllerOptions } from '../changegroup/controller.ts';
+import { hostedForgeResolver, type ChangeGroupControllerOptions } from '../changegroup/controller.ts';
 import { DirectNudgeExecutor } from './direct/direct-executor.ts';
 import type { NudgeExecutors } from './executor.ts';
 import { ForgeResolverAccess } from './renovate/forge-access.ts';
@@ -17,7 +16,7 @@ import { RenovateExecutor } from './renovate/renovate-executor.ts';
 export function defaultExecutors(client: ObjectClient, forges: ChangeGroupControllerOptions = {}): NudgeExecutors {
   const hosts = publicForgeHosts();
   for (const [host, forge] of forges.forgeHosts ?? []) hosts.set(host, forge);
-  const resolver = forges.forgeResolver ?? new HostedForgeResolver(client, hosts);
+  const resolver = forges.forgeResolver ?? hostedForgeResolver(client, hosts, forges);
   // Beside the ChangeGroup controller's cache, not in it: each GitWorkspaces serialises the work
   // on its own repositories, and two of them must never share a bare repository.
   const cacheDir = `${forges.gitCacheDir ?? join(tmpdir(), 'nudger-git')}-nudges`;
