@@ -49,9 +49,16 @@ export interface DispatchControllerOptions {
   readonly workers?: number;
 }
 
-/** A Component's or NudgeConfig's change wakes the namespace's builds still in the dispatcher's hands. */
-function unsettledBuildsOfNamespace(builds: Store<PipelineRun>): (object: KubeObject) => ObjectKey[] {
-  return (object) => unsettledBuildsOf(builds, object.metadata?.namespace ?? '');
+/**
+ * A Component's, NudgeConfig's or ChangeGroup's change wakes the namespace's builds still in the
+ * dispatcher's hands. Read when the event arrives: a NudgeConfig's deletion is already out of the
+ * cache, so only the builds nudger touched are woken (to be closed), not every build there.
+ */
+function unsettledBuildsOfNamespace(
+  builds: Store<PipelineRun>,
+  nudgeConfigs: Store<ClusterNudgeConfig>,
+): (object: KubeObject) => ObjectKey[] {
+  return (object) => unsettledBuildsOf(builds, nudgeConfigs, object.metadata?.namespace ?? '');
 }
 
 /** A held-nudge record wakes the build it stands for; any other nudge PipelineRun wakes nothing. */
@@ -118,7 +125,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // Graph and D2 changes reach builds not yet settled only (a settled build is never fired
     // from again), and only spec changes, phases and the executor annotation count: a
     // Component's status moves on every build.
-    const wake = unsettledBuildsOfNamespace(builds.store);
+    const wake = unsettledBuildsOfNamespace(builds.store, nudgeConfigs.store);
     controller.watch(nudgeConfigs, { map: wake, updatePredicate: nudgeConfigChanged });
     controller.watch(components, { map: wake, updatePredicate: generationChanged });
     controller.watch(changeGroups, { map: wake, updatePredicate: changeGroupChanged });

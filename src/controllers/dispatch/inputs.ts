@@ -134,22 +134,29 @@ export function dispatchInputOf(
 }
 
 /**
- * A build the dispatcher may still act on: it holds the finalizer, or its marker is missing,
- * unreadable or not settled. A settled build without the finalizer is done for good.
+ * A build the dispatcher may still act on: it holds the finalizer, or its marker is unreadable or
+ * not settled, or (in a namespace with a NudgeConfig) it has no marker yet. A settled build
+ * without the finalizer is done for good; in a namespace without a NudgeConfig, a build nudger
+ * never touched is build-service's and stays so.
  */
-export function isUnsettled(build: PipelineRun): boolean {
+export function isUnsettled(build: PipelineRun, namespaceHasNudgeConfig = true): boolean {
   const metadata = build.metadata ?? {};
   if ((metadata.finalizers ?? []).includes(DISPATCH_FINALIZER)) return true;
   const text = metadata.annotations?.[DISPATCH_MARKER_ANNOTATION];
-  if (text === undefined) return true;
+  if (text === undefined) return namespaceHasNudgeConfig;
   const reading = parseMarker(text);
   return !reading.ok || !isSettled(reading.marker);
 }
 
 /** The keys of a namespace's unsettled builds: what a NudgeConfig, Component or ChangeGroup change wakes. */
-export function unsettledBuildsOf(builds: Store<PipelineRun>, namespace: string): ObjectKey[] {
+export function unsettledBuildsOf(
+  builds: Store<PipelineRun>,
+  nudgeConfigs: Store<ClusterNudgeConfig>,
+  namespace: string,
+): ObjectKey[] {
+  const hasNudgeConfig = nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME) !== undefined;
   return builds
     .list(namespace)
-    .filter(isUnsettled)
+    .filter((build) => isUnsettled(build, hasNudgeConfig))
     .map((build) => ({ namespace, name: build.metadata?.name ?? '' }));
 }
