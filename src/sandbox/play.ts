@@ -62,6 +62,16 @@ export class SandboxDispatchError extends Error {
   }
 }
 
+/** A step cannot be played as written: what it acts on is not there. */
+export class SandboxStepError extends Error {
+  override readonly name = 'SandboxStepError';
+  readonly namespace: string;
+  constructor(namespace: string, reason: string) {
+    super(`sandbox namespace ${namespace}: ${reason}`);
+    this.namespace = namespace;
+  }
+}
+
 /** One build this player recorded. */
 interface PlayedBuild {
   readonly name: string;
@@ -228,17 +238,22 @@ export class ScenarioPlayer {
     return this.#scenario.components.find((c) => c.name === component)?.nudges ?? [];
   }
 
-  /** Whether the dispatcher has settled `build`; its marker text (or undefined) for messages. */
-  async #dispatchState(build: PlayedBuild): Promise<{ settled: boolean; marker: string | undefined }> {
-    const run = await this.#env.client.get(PIPELINE_RUNS, this.namespace, build.name);
-    const marker = run.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+  /** dispatchSettled for `build` with `marker`; an unreadable marker is a SandboxDispatchError. */
+  #settled(build: PlayedBuild, marker: string | undefined): boolean {
     try {
-      return { settled: dispatchSettled(build.name, this.#dispatchTargets(build.component), marker), marker };
+      return dispatchSettled(build.name, this.#dispatchTargets(build.component), marker);
     } catch (error) {
       if (!(error instanceof MarkerReadError)) throw error;
       // The dispatcher never rewrites a marker it cannot read (docs/decisions.md N18): waiting is pointless.
       throw new SandboxDispatchError(this.namespace, build.name, error.message, { cause: error });
     }
+  }
+
+  /** Whether the dispatcher has settled `build`; its marker text (or undefined) for messages. */
+  async #dispatchState(build: PlayedBuild): Promise<{ settled: boolean; marker: string | undefined }> {
+    const run = await this.#env.client.get(PIPELINE_RUNS, this.namespace, build.name);
+    const marker = run.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+    return { settled: this.#settled(build, marker), marker };
   }
 
   /** Waits until the dispatcher has settled `build` (when nudger dispatches and it has targets). */
@@ -299,8 +314,9 @@ export class ScenarioPlayer {
     const branch = this.#nudgeBranch(from, to);
     const pr = repo === undefined ? undefined : await this.#env.forge.findPullRequestByHeadBranch(repo, branch);
     if (repo === undefined || pr?.state !== 'open') {
-      throw new Error(
-        `no open nudge pull request from ${from} on ${this.namespace}/${to} (branch ${branch}) to act on` +
+      throw new SandboxStepError(
+        this.namespace,
+        `no open nudge pull request from ${from} on ${to} (branch ${branch}) to act on` +
           (pr === undefined ? '' : `: #${String(pr.number)} is ${pr.state}`),
       );
     }
@@ -384,18 +400,9 @@ export class ScenarioPlayer {
         !isTerminalPhase(cg.status?.phase ?? 'Initialized'),
     );
     const undispatched = this.#builds.find((build) => {
-      const targets = this.#dispatchTargets(build.component);
-      if (targets.length === 0) return false;
-      const marker = runs.find((run) => run.metadata?.name === build.name)?.metadata?.annotations?.[
-        DISPATCH_MARKER_ANNOTATION
-      ];
-      try {
-        return !dispatchSettled(build.name, targets, marker);
-      } catch (error) {
-        if (error instanceof MarkerReadError)
-          throw new SandboxDispatchError(this.namespace, build.name, error.message, { cause: error });
-        throw error;
-      }
+      if (this.#dispatchTargets(build.component).length === 0) return false;
+      const run = runs.find((r) => r.metadata?.name === build.name);
+      return !this.#settled(build, run?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION]);
     });
     const pending =
       unfinished !== undefined

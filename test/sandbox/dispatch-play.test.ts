@@ -11,7 +11,7 @@ import { NUDGE_CONFIG_NAME } from '../../src/domain/model.ts';
 import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
 import { nudgeBranch } from '../../src/domain/nudge/pull-request-text.ts';
 import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
-import { ScenarioPlayer, SandboxDispatchError } from '../../src/sandbox/play.ts';
+import { ScenarioPlayer, SandboxDispatchError, SandboxStepError } from '../../src/sandbox/play.ts';
 import { compareInEnvironment, playInEnvironment } from '../../src/sandbox/run.ts';
 import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
 import { sandboxResultProblems, type SandboxResult } from '../../src/sandbox/scenario/result.ts';
@@ -242,6 +242,27 @@ describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
       result.pullRequests.map((pr) => [pr.repository, pr.branch, pr.labels]),
       [['docs', nudgeBranch('docs', 'op-a', false), ['konflux-nudge', 'team-a']]],
     );
+  });
+
+  it('refuses a step on a nudge pull request that is not there, naming the branch', async () => {
+    const namespace = 'dp-no-pr';
+    const document: ScenarioDocument = {
+      namespace,
+      components: [
+        { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE] },
+        // Nothing references op-a: the nudge fires, rewrites nothing and opens no pull request.
+        { name: BUNDLE, image: imageOf(BUNDLE), files: { 'README.md': 'no images here\n' } },
+      ],
+      steps: [{ build: 'op-a' }, { mergeNudgePullRequest: { from: 'op-a', to: BUNDLE } }],
+    };
+    await assert.rejects(playInEnvironment(env, checkScenarioDocument(document, namespace)), (error: unknown) => {
+      assert.ok(error instanceof SandboxStepError, String(error));
+      assert.equal(
+        error.message,
+        'sandbox namespace dp-no-pr: no open nudge pull request from op-a on bundle (branch konflux/component-updates/bundle-component-update-op-a) to act on',
+      );
+      return true;
+    });
   });
 
   it('names the build the dispatcher never settles', async () => {
