@@ -9,7 +9,7 @@ import { ForgeResolutionError } from '../../src/adapters/forges/resolver.ts';
 import type { ForgeProvider } from '../../src/adapters/forges/types.ts';
 import { GitCommandError, LeaseRejectedError } from '../../src/adapters/git/errors.ts';
 import { classifyFireError } from '../../src/controllers/dispatch/direct/failures.ts';
-import { gitIdentityOf, scmTokenAuthorOf } from '../../src/controllers/dispatch/direct/identity.ts';
+import { gitIdentityOf, defaultGitAuthorOf } from '../../src/controllers/dispatch/direct/identity.ts';
 import { NudgeInputError } from '../../src/domain/nudge/errors.ts';
 
 const TOKEN = 'ghs_failureTokenNeverShown0123456789';
@@ -82,16 +82,27 @@ describe('commit identity', () => {
 
   it('is build-service’s SCM-token author: the Secret’s username, else red-hat-konflux', () => {
     assert.equal(
-      scmTokenAuthorOf(forgeWith('konflux-bot', 'github.com')),
+      defaultGitAuthorOf(forgeWith('konflux-bot', 'github.com')),
       'konflux-bot <123456+konflux-bot[bot]@users.noreply.github.com>',
     );
     assert.equal(
-      scmTokenAuthorOf(forgeWith('x-access-token', 'github.com')),
+      defaultGitAuthorOf(forgeWith('x-access-token', 'github.com')),
       'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.github.com>',
     );
     assert.equal(
-      scmTokenAuthorOf(forgeWith(undefined, '')),
+      defaultGitAuthorOf(forgeWith(undefined, '')),
       'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.localhost>',
+    );
+  });
+
+  it('is the App’s bot for a GitHub App installation token', () => {
+    const forge = {
+      ...forgeWith('x-access-token', 'github.com'),
+      githubApp: { appId: 1, installationId: 2, appSlug: 'red-hat-konflux', botId: 126015336 },
+    };
+    assert.equal(
+      defaultGitAuthorOf(forge),
+      'red-hat-konflux <126015336+red-hat-konflux[bot]@users.noreply.github.com>',
     );
   });
 

@@ -27,13 +27,13 @@ import { repoAtShaLink } from '../../../domain/nudge/repository-link.ts';
 import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { nudgeChanges, nudgedRepositories } from './changes.ts';
 import { classifyFireError, DIRECT_FAILURE_REASONS } from './failures.ts';
-import { gitIdentityOf, scmTokenAuthorOf, type GitAuthorOf } from './identity.ts';
+import { gitIdentityOf, defaultGitAuthorOf, type GitAuthorOf } from './identity.ts';
 import { decoratePullRequest, DIRECT_NOTICE_REASONS, upsertNudgePullRequest } from './publish.ts';
 
 export interface DirectExecutorOptions {
   readonly resolver: ForgeResolver;
   readonly workspaces: GitWorkspaces;
-  /** The commit author for a repository's credentials (N17); default the SCM-token author. */
+  /** The commit author for a repository's credentials (N17); default build-service's gitAuthor. */
   readonly gitAuthorOf?: GitAuthorOf;
 }
 
@@ -107,7 +107,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
   ): Promise<FireOutcome> {
     const { provider, repo } = forge;
     const { branch, base, notices } = target;
-    const gitAuthor = (this.#options.gitAuthorOf ?? scmTokenAuthorOf)(forge);
+    const gitAuthor = (this.#options.gitAuthorOf ?? defaultGitAuthorOf)(forge);
     const identity = gitIdentityOf(gitAuthor);
     const stamp: NudgeBuildStamp = {
       createdAt: request.build.createdAt,

@@ -3,7 +3,7 @@
 // every commit on a nudge branch is compared with to tell whether someone else pushed to it.
 import type { ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { GitIdentity } from '../../../adapters/git/workspace.ts';
-import { scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import { githubAppGitAuthor, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
 import { checkGitAuthor } from '../../../domain/nudge/pull-request-text.ts';
 
 /** The `Name <address>` a nudge to this forge's repository is written by. */
@@ -13,11 +13,13 @@ export type GitAuthorOf = (forge: ResolvedForge) => string;
 const TOKEN_USERNAME = 'x-access-token';
 
 /**
- * SCM-token tenants (N17): `<user> <123456+<user>[bot]@users.noreply.<host>>`, `<user>` being the
- * Secret's username, else `red-hat-konflux`. The local forge has no host; it is named `localhost`.
- * GitHub App tenants pass githubAppGitAuthor of their App instead.
+ * build-service's gitAuthor (N17): for a GitHub App installation token, the App's bot,
+ * `<slug> <<bot id>+<slug>[bot]@users.noreply.github.com>`; for an SCM token,
+ * `<user> <123456+<user>[bot]@users.noreply.<host>>`, `<user>` being the Secret's username, else
+ * `red-hat-konflux`. The local forge has no host; it is named `localhost`.
  */
-export const scmTokenAuthorOf: GitAuthorOf = ({ provider, repo }) => {
+export const defaultGitAuthorOf: GitAuthorOf = ({ provider, repo, githubApp }) => {
+  if (githubApp !== undefined) return githubAppGitAuthor(githubApp.appSlug, githubApp.botId);
   const username = provider.credentials?.username;
   return scmTokenGitAuthor(
     username === TOKEN_USERNAME ? undefined : username,
