@@ -197,7 +197,12 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
     const digest = newDigestOf(d);
     return digest !== undefined && digest !== d.currentDigest;
   });
-  const [first] = updates;
+  // The table's one row names the first reference of the first file changed, as the direct
+  // executor's does (extraction lists each matchString's matches in turn).
+  const fileOrder = new Map(input.files.map((file, i) => [file.path, i]));
+  const [first] = [...updates].sort(
+    (a, b) => (fileOrder.get(a.path) ?? 0) - (fileOrder.get(b.path) ?? 0) || a.index - b.index,
+  );
   if (first === undefined) return undefined;
   const newDigest = newDigestOf(first) ?? '';
   const files: ChangedFile[] = [];

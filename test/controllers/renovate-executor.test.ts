@@ -121,6 +121,11 @@ describe('RenovateExecutor.fire', () => {
     };
     await api.create(sa, { metadata: { name: 'build-pipeline-operand-a', namespace: NS } });
     assert.equal(await serviceAccount(api), 'build-pipeline-operand-a');
+    // Without RBAC to read service accounts, the current Konflux one, rather than no nudge at all.
+    const denied = new ApiServer();
+    denied.fault = (verb, ref) =>
+      verb === 'get' && ref.plural === 'serviceaccounts' ? status(403, 'Forbidden') : undefined;
+    assert.equal(await serviceAccount(denied), 'build-pipeline-operand-a');
   });
 });
 

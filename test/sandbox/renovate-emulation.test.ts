@@ -128,6 +128,12 @@ describe('the Renovate stand-in gives what the direct executor gives', () => {
     });
   }
 
+  it('the updates table names the first reference of the first file, whichever repository it is', () => {
+    const files = [{ path: 'a.yaml', text: `x: ${REGISTRY}@${OTHER}\ny: ${BUILT}@${OLD}\n` }];
+    const update = emulateRenovate({ config: renovateNudgeConfig(input()), files, lookupDigest: lookup });
+    assert.match(update?.prBody ?? '', new RegExp(`\\| \`${hex('3').slice(0, 7)}\` -> \`62f4ce6\` \\|`));
+  });
+
   it('semantic commits, as Renovate detects them, lower-case the subject with chore(deps):', () => {
     const config = renovateNudgeConfig(input());
     const update = emulateRenovate({ config, files: FILES, lookupDigest: lookup, semanticCommits: true });

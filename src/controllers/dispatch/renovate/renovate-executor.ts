@@ -9,7 +9,7 @@
 // then succeeds is Tekton's to report. The forge token goes into the Secret and nowhere else: not in
 // the config, the PipelineRun, a result message or a notice.
 import type { ObjectClient } from '../../../adapters/kubernetes/client.ts';
-import { isAlreadyExists, isNotFound } from '../../../adapters/kubernetes/errors.ts';
+import { KubeApiError, isAlreadyExists, isNotFound } from '../../../adapters/kubernetes/errors.ts';
 import { CONFIG_MAPS, PIPELINE_RUNS, SECRETS } from '../../../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../../adapters/kubernetes/types.ts';
 import { gitSourceOf } from '../../../cluster/nudged-repository.ts';
@@ -38,6 +38,10 @@ const SERVICE_ACCOUNTS: ResourceRef = {
   kind: 'ServiceAccount',
   namespaced: true,
 };
+
+function isForbidden(error: unknown): boolean {
+  return error instanceof KubeApiError && error.statusCode === 403;
+}
 
 export interface RenovateExecutorOptions {
   readonly client: ObjectClient;
@@ -126,7 +130,11 @@ export class RenovateExecutor implements NudgeExecutor {
     }
   }
 
-  /** build-service's choice: `build-pipeline-<nudging>` when it exists, else `appstudio-pipeline`. */
+  /**
+   * build-service's choice: `build-pipeline-<nudging>` when it exists, else `appstudio-pipeline`.
+   * Where RBAC does not let nudger read service accounts, the current Konflux one is assumed: a
+   * missing permission for this refinement must not fail every nudge.
+   */
   async #serviceAccount(namespace: string, nudging: string, signal?: AbortSignal): Promise<string> {
     const name = buildPipelineServiceAccount(nudging);
     try {
@@ -134,6 +142,7 @@ export class RenovateExecutor implements NudgeExecutor {
       return name;
     } catch (error) {
       if (isNotFound(error)) return FALLBACK_PIPELINE_SERVICE_ACCOUNT;
+      if (isForbidden(error)) return name;
       throw error;
     }
   }
