@@ -104,9 +104,9 @@ export class EmulatedApps {
     return id;
   }
 
-  /** How many installation tokens were minted, for tests that count mints. */
-  get mintedTokens(): number {
-    return this.#tokens.size;
+  /** Every installation token minted so far, oldest first: tests count them and look for leaks. */
+  get mintedTokens(): readonly string[] {
+    return [...this.#tokens.keys()];
   }
 
   /** `token X` / `Bearer X`: the user token, an App JWT or an installation token. */
@@ -248,8 +248,7 @@ export class EmulatedApps {
     handlers.set('users/get-by-username', (request) => {
       const username = request.pathParams.username ?? '';
       const app = [...this.#apps.values()].find((candidate) => sameName(`${candidate.slug}[bot]`, username));
-      // GitHub escapes the brackets of a bot login in its URLs (`.../users/x%5Bbot%5D`).
-      const user = { ...renderUser(urls, encodeURIComponent(username)), login: username, ...PUBLIC_USER_FIELDS };
+      const user = { ...renderUser(urls, username), ...PUBLIC_USER_FIELDS };
       const body = app === undefined ? user : { ...user, id: app.botId, type: 'Bot', login: `${app.slug}[bot]` };
       return Promise.resolve({ status: 200, body });
     });

@@ -17,15 +17,17 @@ type JsonObject = Record<string, unknown>;
 export function renderUser(urls: EmulatorUrls, login: string): JsonObject {
   let id = 7;
   for (let index = 0; index < login.length; index++) id = (id * 31 + login.charCodeAt(index)) % 1_000_000;
-  const api = `${urls.api}/users/${login}`;
+  // GitHub escapes the brackets of an App's bot login (`x[bot]`) in its URLs: `x%5Bbot%5D`.
+  const path = encodeURIComponent(login);
+  const api = `${urls.api}/users/${path}`;
   return {
     login,
     id,
     node_id: `U_${Buffer.from(login).toString('base64url')}`,
-    avatar_url: `${urls.web}/avatars/${login}`,
+    avatar_url: `${urls.web}/avatars/${path}`,
     gravatar_id: '',
     url: api,
-    html_url: `${urls.web}/${login}`,
+    html_url: `${urls.web}/${path}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,
