@@ -146,6 +146,13 @@ export class DispatchReconciler implements Reconciler {
             message: `annotation ${EXECUTOR_ANNOTATION} ${JSON.stringify(choice.unknown.slice(0, 64))} names no executor (direct, renovate); nudges of this namespace are fired by the ${choice.executor} executor`,
           });
         }
+        if (decision.intents.length > 0) {
+          // Names and kinds only: the intents' texts are for Events.
+          this.#logger.debug(
+            { controller: this.name, key, executor: choice.executor, intents: decision.intents.map((i) => i.kind) },
+            'dispatch decision',
+          );
+        }
         const carried = await this.#carryOut(build, decision.intents, choice.executor, signal);
         build = carried.build;
         if (carried.requeueAfterMs !== undefined) requeueAfterMs = carried.requeueAfterMs;
