@@ -129,6 +129,31 @@ describe('RenovateExecutor.fire', () => {
   });
 });
 
+describe('a build link nudger may not quote', () => {
+  it('is left out of the config with a Warning, as the direct executor leaves it out', async () => {
+    const api = new ApiServer();
+    const request = renovateRequest();
+    const buildRun = {
+      ...request.buildRun,
+      metadata: {
+        ...request.buildRun.metadata,
+        annotations: { 'build.appstudio.openshift.io/repo': 'file:///srv/forge/acme/operand-a.git?rev=abc' },
+      },
+    };
+    const outcome = await executor(api).fire({ ...request, buildRun });
+    assert.deepEqual(outcome.result, { ok: true, detail: NAME });
+    assert.deepEqual(
+      outcome.notices?.map((n) => [n.type, n.reason]),
+      [['Warning', 'NudgeBuildLinkIgnored']],
+    );
+    const data = (api.stored(CONFIG_MAPS)[0] as { data?: Record<string, string> }).data ?? {};
+    const config = JSON.parse(data['operator-bundle-0.json'] ?? '{}') as { packageRules: { prHeader?: string }[] };
+    assert.equal(config.packageRules[1]?.prHeader, "Image created from ''");
+    const run = api.stored(PIPELINE_RUNS)[0];
+    assert.equal(run?.metadata?.annotations?.['build.appstudio.redhat.com/nudging-commit'], '');
+  });
+});
+
 describe('the token goes into the Secret only', () => {
   it('not into the PipelineRun, the ConfigMap, the result or notices', async () => {
     const api = new ApiServer();

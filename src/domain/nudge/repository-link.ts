@@ -40,3 +40,17 @@ export function repoAtShaLink(buildAnnotations: Readonly<Record<string, string>>
   checkRepoAtShaLink(link);
   return link;
 }
+
+/** The build's link as a nudge may quote it: '' and why, when the annotation's value is refused. */
+export function quotableRepoAtShaLink(buildAnnotations: Readonly<Record<string, string>>): {
+  readonly link: string;
+  /** Why the annotation's link is not quoted (NudgeInputError's reason), when it is not. */
+  readonly ignored?: string;
+} {
+  try {
+    return { link: repoAtShaLink(buildAnnotations) };
+  } catch (error) {
+    if (!(error instanceof NudgeInputError)) throw error;
+    return { link: '', ignored: error.reason };
+  }
+}

@@ -25,9 +25,9 @@ import {
   type OwnerIdentity,
   type RenovatePipelineRunManifest,
 } from '../../../domain/nudge/renovate-pipelinerun.ts';
-import { repoAtShaLink } from '../../../domain/nudge/repository-link.ts';
+import { quotableRepoAtShaLink } from '../../../domain/nudge/repository-link.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, NUDGING_PIPELINE_ANNOTATION } from '../../../domain/nudge-pipelinerun.ts';
-import type { FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
+import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { NameTakenError, classifyFailure } from './failures.ts';
 import type { RenovateForgeAccessResolver } from './forge-access.ts';
 
@@ -38,6 +38,9 @@ const SERVICE_ACCOUNTS: ResourceRef = {
   kind: 'ServiceAccount',
   namespaced: true,
 };
+
+/** The Events the executor asks for; the direct executor tells the same fact with the same reason. */
+export const RENOVATE_NOTICE_REASONS = { buildLinkIgnored: 'NudgeBuildLinkIgnored' } as const;
 
 function isForbidden(error: unknown): boolean {
   return error instanceof KubeApiError && error.statusCode === 403;
@@ -77,6 +80,7 @@ export class RenovateExecutor implements NudgeExecutor {
   async fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
     // Until the credentials are read nothing can hold the token; afterwards every message is redacted.
     let redact = (text: string) => text;
+    const notices: ExecutorNotice[] = [];
     try {
       const nudged = request.nudged.metadata?.name ?? '';
       if (nudged === '') throw new NudgeInputError('nudged.metadata.name', 'is not set');
@@ -85,7 +89,15 @@ export class RenovateExecutor implements NudgeExecutor {
       const access = await this.#access.resolve(gitUrl, request.namespace, signal);
       const { credentials } = access;
       redact = (text) => credentials.redact(text);
-      const link = repoAtShaLink(request.buildRun.metadata?.annotations ?? {});
+      // A link nudger may not quote (a file:// one, say) is left out, as the direct executor does.
+      const { link, ignored } = quotableRepoAtShaLink(request.buildRun.metadata?.annotations ?? {});
+      if (ignored !== undefined) {
+        notices.push({
+          type: 'Warning',
+          reason: RENOVATE_NOTICE_REASONS.buildLinkIgnored,
+          message: `build ${request.build.pipelineRun}: its repository link ${ignored}; the nudge quotes none`,
+        });
+      }
       const built = splitImageUrl(request.build.imageUrl);
       const config = renovateNudgeConfig({
         target: {
@@ -124,9 +136,9 @@ export class RenovateExecutor implements NudgeExecutor {
         renovateNudgeTokenSecret(request.namespace, owner, credentials.revealToken()),
         signal,
       );
-      return { result: { ok: true, detail: owner.name } };
+      return { result: { ok: true, detail: owner.name }, notices };
     } catch (error) {
-      return { result: classifyFailure(error, redact) };
+      return { result: classifyFailure(error, redact), notices };
     }
   }
 
