@@ -4,17 +4,23 @@
 // nudge history: first nudge with labels and auto-merge, a newer build, a late older one, a human
 // commit until the rebase box is ticked, a moved base and repeated fires.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Credentials } from '../../src/adapters/credentials/credentials.ts';
+import { GITHUB_APP_ID_KEY, GITHUB_PRIVATE_KEY_KEY } from '../../src/adapters/forges/github/app-secret.ts';
+import { GitHubAppTokens } from '../../src/adapters/forges/github/app-tokens.ts';
+import { HostedForgeResolver } from '../../src/adapters/forges/hosted-resolver.ts';
 import { FORGE_REGISTRY } from '../../src/adapters/forges/registry.ts';
 import { parseRepositoryUrl } from '../../src/adapters/forges/repository-url.ts';
 import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
+import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
 import { foreignPush, git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import { FakeObjectClient } from '../runtime/fakes.ts';
 import {
   BRANCH,
   BUILD_1,
@@ -167,5 +173,56 @@ describe('direct executor on GitHub (emulated)', () => {
     assert.equal(again.result.ok, true);
     assert.equal(pushes(), before, 'no second push');
     assert.equal(pulls().length, 1, 'no second pull request');
+  });
+});
+
+describe('direct executor for a GitHub App tenant (emulated)', () => {
+  const REF = { namespace: 'build-service', name: 'pipelines-as-code-secret' };
+  const key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+
+  it('commits as the App’s bot, and counts its own commits as its own', async () => {
+    await emulator.createRepository('acme', 'app-bundle', BUNDLE_FILES);
+    const app = emulator.apps.registerApp({ slug: 'konflux-test', publicKey: key.publicKey, botId: 4242 });
+    emulator.apps.install(app.id, 'acme', ['app-bundle']);
+    // The cluster's Pipelines-as-Code Secret, as the manager's resolver reads it.
+    const client = new FakeObjectClient();
+    client.objects.set(`secrets/${REF.namespace}/${REF.name}`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: REF.namespace, name: REF.name },
+      data: {
+        [GITHUB_APP_ID_KEY]: b64(String(app.id)),
+        [GITHUB_PRIVATE_KEY_KEY]: b64(key.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()),
+      },
+    } as KubeObject);
+    const host = new URL(emulator.gitBaseUrl).host;
+    const resolver = new HostedForgeResolver(
+      client,
+      new Map([[host, { kind: 'github' as const, apiUrl: emulator.apiUrl, gitBaseUrl: emulator.gitBaseUrl }]]),
+      { githubApp: { secret: REF, tokens: new GitHubAppTokens() } },
+    );
+    const appExecutor = new DirectNudgeExecutor({
+      resolver,
+      workspaces: new GitWorkspaces({ cacheDir: join(dir, 'app-cache') }),
+    });
+    const appUrl = `${emulator.gitBaseUrl}/acme/app-bundle`;
+    const first = await appExecutor.fire(nudgeRequest(appUrl, BUILD_1, { settings: SETTINGS }));
+    outcomes.push(first);
+    assert.equal(first.result.ok, true, JSON.stringify(first));
+    const author = 'konflux-test <4242+konflux-test[bot]@users.noreply.github.com>';
+    const appGitDir = join(emulator.projectRoot, 'acme', 'app-bundle.git');
+    assert.equal(git(dir, '--git-dir', appGitDir, 'log', '-1', '--format=%an <%ae>', BRANCH).trim(), author);
+    assert.match(
+      git(dir, '--git-dir', appGitDir, 'log', '-1', '--format=%B', BRANCH),
+      new RegExp(`Signed-off-by: ${author.replace(/[[\]+]/g, '\\$&')}`),
+    );
+    const [pull] = emulator.pullRequests('acme', 'app-bundle');
+    assert.equal(pull?.author, 'konflux-test[bot]');
+
+    const second = await appExecutor.fire(nudgeRequest(appUrl, BUILD_2, { settings: SETTINGS }));
+    outcomes.push(second);
+    assert.equal(second.result.ok, true, 'its own commit is not someone else’s');
+    assert.equal(emulator.pullRequests('acme', 'app-bundle')[0]?.title, 'Update operand to bbbbbbb');
   });
 });
