@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import { KubeClient } from '../adapters/kubernetes/client.ts';
+import { defaultExecutors } from '../controllers/dispatch/default-executors.ts';
+import { RenovateExecutor } from '../controllers/dispatch/renovate/renovate-executor.ts';
 import type { DispatchPolicy } from '../domain/nudge/dispatch-policy.ts';
 import { startManager, type RunningManager } from '../manager/manager.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -20,6 +22,7 @@ import {
 } from './control-plane/control-plane.ts';
 import { KonfluxStandIn } from './konflux.ts';
 import { PacStandIn } from './pac.ts';
+import { LocalForgeRenovateAccess } from './renovate-access.ts';
 import { TektonStandIn } from './tekton.ts';
 import { registerWebhooks } from './webhooks.ts';
 
@@ -85,6 +88,11 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     await writeFile(join(certDir, 'tls.key'), cert.keyPem);
 
     const forgeResolver = new LocalForgeResolver(forge);
+    const changeGroups = {
+      forgeResolver,
+      gitCacheDir: join(directory, 'manager-git'),
+      pollIntervalMs: pollIntervalMs * 2,
+    };
     let manager: RunningManager | undefined;
     const launch = async (): Promise<RunningManager> =>
       startManager({
@@ -99,13 +107,19 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
         healthPort: 0,
         metricsPort: 0,
         logger,
-        changeGroups: {
-          forgeResolver,
-          gitCacheDir: join(directory, 'manager-git'),
-          pollIntervalMs: pollIntervalMs * 2,
+        changeGroups,
+        dispatch: {
+          enabled: true,
+          defaultExecutor: 'direct',
+          // The manager's own executors over the ChangeGroup controller's forge (the local one);
+          // the renovate one with the local forge's access, since Renovate itself is the Tekton
+          // stand-in and the local forge has no API or token (renovate-access.ts).
+          executors: {
+            ...defaultExecutors(client, changeGroups),
+            renovate: new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) }),
+          },
+          policy: SANDBOX_DISPATCH_POLICY,
         },
-        // The manager's own executors, over the ChangeGroup controller's forge (the local one).
-        dispatch: { enabled: true, defaultExecutor: 'direct', policy: SANDBOX_DISPATCH_POLICY },
       });
     manager = await launch();
     closers.push(async () => {

@@ -16,7 +16,7 @@ import { compareInEnvironment, playInEnvironment } from '../../src/sandbox/run.t
 import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
 import { sandboxResultProblems, type SandboxResult } from '../../src/sandbox/scenario/result.ts';
 import type { ScenarioDocument } from '../../src/sandbox/scenario/schema.ts';
-import { digestOf, imageOf, pinnedDigests, startEnvironment } from '../e2e/helpers.ts';
+import { digestOf, filesAt, imageOf, pinnedDigests, repoOf, startEnvironment } from '../e2e/helpers.ts';
 
 let env: SandboxEnvironment;
 
@@ -241,6 +241,54 @@ describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
     assert.deepEqual(
       result.pullRequests.map((pr) => [pr.repository, pr.branch, pr.labels]),
       [['docs', nudgeBranch('docs', 'op-a', false), ['konflux-nudge', 'team-a']]],
+    );
+  });
+
+  it('gives the same pull requests, branches and files with the direct and the renovate executor', async () => {
+    const document = (namespace: string, executor: 'direct' | 'renovate'): ScenarioDocument => ({
+      namespace,
+      executor,
+      renovateConfig: { labels: 'team-a' },
+      components: [
+        { name: 'op-a', image: imageOf('op-a'), nudges: [BUNDLE], simpleBranch: true },
+        { name: 'op-b', image: imageOf('op-b'), nudges: [BUNDLE] },
+        { name: BUNDLE, image: imageOf(BUNDLE) },
+      ],
+      // The same digests in both namespaces, so titles and files compare equal.
+      steps: [
+        { build: 'op-a', digest: digestOf('dp-exec', 'op-a') },
+        { build: 'op-b', digest: digestOf('dp-exec', 'op-b') },
+        { build: 'op-b', digest: digestOf('dp-exec', 'op-b', 2) },
+      ],
+    });
+    const [direct, renovate] = await Promise.all([
+      play(document('dp-exec-direct', 'direct')),
+      play(document('dp-exec-renovate', 'renovate')),
+    ]);
+    assert.deepEqual(seen(renovate), seen(direct));
+    assert.deepEqual(
+      seen(direct).map((pr) => (pr as { branch: string }).branch),
+      [SIMPLE, PLAIN],
+    );
+    assert.deepEqual(
+      renovate.pullRequests.map((pr) => pr.labels),
+      direct.pullRequests.map((pr) => pr.labels),
+    );
+    const filesOf = async (namespace: string, result: SandboxResult): Promise<Record<string, string>[]> => {
+      const repo = repoOf(env, namespace, BUNDLE);
+      const heads = await Promise.all(
+        result.pullRequests.map(async (pr) => (await env.forge.findPullRequestByHeadBranch(repo, pr.branch))!.headSha),
+      );
+      return Promise.all(heads.map((head) => filesAt(env, repo, head)));
+    };
+    assert.deepEqual(await filesOf('dp-exec-renovate', renovate), await filesOf('dp-exec-direct', direct));
+    assert.deepEqual(
+      renovate.nudges.map((n) => [n.from, n.executor, n.outcome, n.pullRequest !== null]),
+      [
+        ['op-a', 'renovate', 'pullRequest', true],
+        ['op-b', 'renovate', 'pullRequest', true],
+        ['op-b', 'renovate', 'pullRequest', true],
+      ],
     );
   });
 
