@@ -4,7 +4,7 @@
 // (renovate-config.ts) and the Secret holding the forge token, both named like the PipelineRun and
 // owned by it so that they go when it goes.
 //
-// Where nudger differs from build-service, on purpose:
+// Where nudger differs from build-service, on purpose (docs/decisions.md N24):
 // - One PipelineRun per (build, target), named from the dispatcher's idempotency key instead of a
 //   timestamp and a random suffix, so a fire repeated after a crash finds it (N18). Its ConfigMap
 //   and Secret keys are numbered as integration-service numbers them (`<component>-0.json`,

@@ -1,4 +1,4 @@
-// The `renovate` executor (docs/decisions.md D9): a nudge PipelineRun in build-service's shape whose
+// The `renovate` executor (docs/decisions.md D9, N24): a nudge PipelineRun in build-service's shape whose
 // inline Renovate task runs the generated config on the nudged repository. Creation follows
 // build-service: the PipelineRun first (Tekton waits for the volumes it names), then the ConfigMap
 // and the Secret, both owned by it (src/domain/nudge/renovate-pipelinerun.ts).
