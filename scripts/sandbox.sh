@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: `nudger sandbox`. Obtains Node 24, the dependencies and the local control plane
 # (etcd + kube-apiserver, built once and cached; docs/control-plane.md), builds nudger, then plays
-# the bundled 30-operand OLM operator scenario with ChangeGroups and without, side by side.
+# the bundled 30-operand OLM operator scenario with ChangeGroups and without (build-service nudging),
+# and with ChangeGroups and nudger's dispatcher firing directly, side by side.
 # Arguments go to `nudger sandbox` (e.g. --scenario examples/sandbox/build-now.yaml --output json).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/node.sh"
