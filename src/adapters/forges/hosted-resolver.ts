@@ -10,7 +10,8 @@ import { SECRETS } from '../kubernetes/resources.ts';
 import type { KubeObject } from '../kubernetes/types.ts';
 import { parseRepositoryUrl, RepositoryUrlError, type RepositoryRef } from './repository-url.ts';
 import { redactUserInfo } from '../credentials/credentials.ts';
-import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from './resolver.ts';
+import { ForgeResolutionError, type ForgeResolver, type ResolvedForge, type ResolveOptions } from './resolver.ts';
+import { KubeApiError } from '../kubernetes/errors.ts';
 import { chooseScmSecret, scmSecretSelector, type SecretObject } from './scm-credentials.ts';
 
 import { FORGE_REGISTRY, type HostedForge } from './registry.ts';
@@ -45,7 +46,12 @@ export class HostedForgeResolver implements ForgeResolver {
     this.#githubApp = options.githubApp;
   }
 
-  async resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<ResolvedForge> {
+  async resolve(
+    gitUrl: string,
+    namespace: string,
+    signal?: AbortSignal,
+    options: ResolveOptions = {},
+  ): Promise<ResolvedForge> {
     let repo;
     try {
       repo = parseRepositoryUrl(gitUrl);
@@ -67,7 +73,7 @@ export class HostedForgeResolver implements ForgeResolver {
       );
     }
     const endpoint = { apiUrl: forge.apiUrl, gitBaseUrl: forge.gitBaseUrl ?? `https://${repo.host}` };
-    const app = await this.#githubAppToken(forge, repo, shown, namespace, signal);
+    const app = await this.#githubAppToken(forge, repo, { shown, namespace, signal, ...options });
     if (app !== undefined && app !== NOT_INSTALLED) {
       return {
         repo,
@@ -100,19 +106,30 @@ export class HostedForgeResolver implements ForgeResolver {
   async #githubAppToken(
     forge: HostedForge,
     repo: RepositoryRef,
-    shown: string,
-    namespace: string,
-    signal: AbortSignal | undefined,
+    context: ResolveOptions & { shown: string; namespace: string; signal: AbortSignal | undefined },
   ): Promise<AppInstallationToken | typeof NOT_INSTALLED | undefined> {
-    if (this.#githubApp === undefined || !GITHUB_APP_KINDS.has(forge.kind)) return undefined;
+    const app = this.#githubApp;
+    if (app === undefined || !GITHUB_APP_KINDS.has(forge.kind)) return undefined;
     let key;
     try {
-      key = await readGitHubAppKey(this.#client, this.#githubApp.secret, signal);
+      key = await readGitHubAppKey(this.#client, app.secret, context.signal);
     } catch (error) {
-      if (error instanceof GitHubAppSecretError) throw new ForgeResolutionError(shown, namespace, error.message);
+      if (error instanceof GitHubAppSecretError) {
+        throw new ForgeResolutionError(context.shown, context.namespace, error.message);
+      }
+      // Forbidden is a deployment fault with one of two fixes; anything else (a timeout, a 500)
+      // passes on as it is, to be retried.
+      if (error instanceof KubeApiError && error.statusCode === 403) {
+        throw new ForgeResolutionError(
+          context.shown,
+          context.namespace,
+          `the GitHub App Secret ${formatSecretRef(app.secret)} cannot be read (forbidden): grant get on it, or run the manager with --github-app-secret=none`,
+        );
+      }
       throw error;
     }
     if (key === undefined) return undefined;
-    return (await this.#githubApp.tokens.tokenFor(forge.apiUrl, key, repo)) ?? NOT_INSTALLED;
+    const validity = context.minTokenValidityMs === undefined ? {} : { minValidityMs: context.minTokenValidityMs };
+    return (await app.tokens.tokenFor(forge.apiUrl, key, repo, validity)) ?? NOT_INSTALLED;
   }
 }

@@ -33,7 +33,16 @@ export interface ForgeResolver {
    * Throws ForgeResolutionError when no forge is configured for the URL's host, or when the
    * namespace has no usable credentials for it. Never puts a token in the error.
    */
-  resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<ResolvedForge>;
+  resolve(gitUrl: string, namespace: string, signal?: AbortSignal, options?: ResolveOptions): Promise<ResolvedForge>;
+}
+
+export interface ResolveOptions {
+  /**
+   * How long a GitHub App installation token must stay valid (default TOKEN_REFRESH_MARGIN_MS, 5
+   * minutes): a caller that hands the token to work that starts later (a Renovate PipelineRun)
+   * asks for more, and gets a fresh token when the kept one has less left.
+   */
+  readonly minTokenValidityMs?: number;
 }
 
 /** Why no forge could be used: the URL, the host, or the namespace's credentials for it. */

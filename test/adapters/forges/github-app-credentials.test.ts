@@ -23,7 +23,7 @@ import { SCM_CREDENTIALS_LABEL, SCM_HOST_LABEL } from '../../../src/adapters/for
 import type { KubeObject } from '../../../src/adapters/kubernetes/types.ts';
 import { githubAppGitAuthor } from '../../../src/domain/nudge/git-author.ts';
 import { startGitHubEmulator, type GitHubEmulator } from '../../support/github-emulator/emulator.ts';
-import { FakeObjectClient } from '../../runtime/fakes.ts';
+import { FakeObjectClient, status } from '../../runtime/fakes.ts';
 
 const REF: SecretRef = { namespace: 'build-service', name: 'pipelines-as-code-secret' };
 const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -229,6 +229,23 @@ describe('HostedForgeResolver with a GitHub App', () => {
       for (const fragment of fragments(PKCS1.slice(0, 200))) assert.ok(!error.message.includes(fragment));
       return true;
     });
+  });
+
+  it('says how to fix a manager that may not read the App Secret, and passes other API failures on', async () => {
+    const { resolver: forges, client } = resolver([app(), scm()]);
+    client.fault = (verb, _ref, namespace) =>
+      verb === 'get' && namespace === REF.namespace ? status(403, 'Forbidden') : undefined;
+    await assert.rejects(forges.resolve(`${github.gitBaseUrl}/acme/bundle`, 'tenant'), (error: unknown) => {
+      assert.ok(error instanceof ForgeResolutionError);
+      assert.match(
+        error.reason,
+        /the GitHub App Secret build-service\/pipelines-as-code-secret cannot be read \(forbidden\): grant get on it, or run the manager with --github-app-secret=none/,
+      );
+      return true;
+    });
+    client.fault = (verb, _ref, namespace) =>
+      verb === 'get' && namespace === REF.namespace ? status(500, 'InternalError') : undefined;
+    await assert.rejects(forges.resolve(`${github.gitBaseUrl}/acme/bundle`, 'tenant'), { name: 'KubeApiError' });
   });
 
   it('reports a JWT GitHub refuses (a key that is not the App key) as a 401 ForgeError', async () => {

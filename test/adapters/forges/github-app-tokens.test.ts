@@ -80,6 +80,24 @@ describe('GitHubAppTokens', () => {
     assert.deepEqual(github.calls.slice(4), [`api ${API} 123`, 'find bundle', 'mint 77 bundle'], 'the bot id is kept');
   });
 
+  it('mints afresh for a caller that needs the token longer than the kept one has left', async () => {
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const github = fakeGitHub(() => now);
+    const tokens = new GitHubAppTokens({ clock: () => now, api: github.factory });
+    await tokens.tokenFor(API, KEY, repo('bundle'));
+    now += 40 * 60 * 1000;
+    const direct = await tokens.tokenFor(API, KEY, repo('bundle'));
+    assert.equal(direct?.credentials.revealToken(), 'ghs_token1_bundle', '20 minutes left is enough by default');
+    const later = await tokens.tokenFor(API, KEY, repo('bundle'), { minValidityMs: 30 * 60 * 1000 });
+    assert.equal(
+      later?.credentials.revealToken(),
+      'ghs_token2_bundle',
+      'a PipelineRun that starts later gets a fresh one',
+    );
+    const kept = await tokens.tokenFor(API, KEY, repo('bundle'));
+    assert.equal(kept?.credentials.revealToken(), 'ghs_token2_bundle', 'and the fresh one is kept');
+  });
+
   it('scopes tokens to one repository, one App and one API', async () => {
     const now = Date.parse('2026-11-26T10:00:00Z');
     const github = fakeGitHub(() => now);

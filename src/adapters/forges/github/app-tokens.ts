@@ -74,12 +74,18 @@ export class GitHubAppTokens {
 
   /**
    * A token for `repo` from the App of `key` on the GitHub at `apiUrl`, valid for at least
-   * TOKEN_REFRESH_MARGIN_MS; undefined when the App is not installed on the repository. Throws a
+   * TOKEN_REFRESH_MARGIN_MS or `minValidityMs` if longer (a fresh one is minted when the kept one
+   * has less left); undefined when the App is not installed on the repository. Throws a
    * ForgeError when GitHub refuses the JWT or cannot be reached.
    */
-  tokenFor(apiUrl: string, key: GitHubAppKey, repo: RepositoryRef): Promise<AppInstallationToken | undefined> {
+  tokenFor(
+    apiUrl: string,
+    key: GitHubAppKey,
+    repo: RepositoryRef,
+    options: { readonly minValidityMs?: number } = {},
+  ): Promise<AppInstallationToken | undefined> {
     const cacheKey = [apiUrl, String(key.appId), `${repo.owner}/${repo.name}`.toLowerCase()].join('|');
-    const cached = this.#fresh(cacheKey);
+    const cached = this.#fresh(cacheKey, Math.max(options.minValidityMs ?? 0, TOKEN_REFRESH_MARGIN_MS));
     if (cached !== undefined) return Promise.resolve(cached.kind === 'token' ? cached.token : undefined);
     const pending = this.#pending.get(cacheKey);
     if (pending !== undefined) return pending;
@@ -93,11 +99,11 @@ export class GitHubAppTokens {
     return this.#entries.size;
   }
 
-  #fresh(cacheKey: string): Entry | undefined {
+  #fresh(cacheKey: string, minValidityMs: number): Entry | undefined {
     const entry = this.#entries.get(cacheKey);
     if (entry === undefined) return undefined;
     const now = this.#clock();
-    const fresh = entry.kind === 'token' ? now < entry.expiresAtMs - TOKEN_REFRESH_MARGIN_MS : now < entry.until;
+    const fresh = entry.kind === 'token' ? now < entry.expiresAtMs - minValidityMs : now < entry.until;
     return fresh ? entry : undefined;
   }
 
@@ -135,7 +141,7 @@ export class GitHubAppTokens {
   #sweep(): void {
     if (this.#entries.size <= SWEEP_ABOVE) return;
     for (const [cacheKey] of this.#entries) {
-      if (this.#fresh(cacheKey) === undefined) this.#entries.delete(cacheKey);
+      if (this.#fresh(cacheKey, TOKEN_REFRESH_MARGIN_MS) === undefined) this.#entries.delete(cacheKey);
     }
   }
 }
