@@ -15,6 +15,7 @@ import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
 import { HELD_TARGETS_ANNOTATION, RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
+import { status } from '../runtime/fakes.ts';
 import { BUILD, NS, T0, bundleX, changeGroup, nudgeConfig, operandA, setup } from './dispatch-env.ts';
 
 const markerOf = (object: KubeObject | undefined) => object?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
@@ -134,6 +135,51 @@ describe('DispatchReconciler', () => {
     );
     assert.ok((result?.requeueAfterMs ?? 0) > 0);
   });
+
+  for (const held of [false, true]) {
+    it(`a manager dying before any write it makes ${held ? 'holds' : 'fires'} once, whatever the write`, async () => {
+      for (let survives = 0; ; survives += 1) {
+        const env = setup();
+        if (held) env.changeGroups.upsert(changeGroup());
+        await env.addBuild();
+        // The process dies at its (survives + 1)-th write: that write and everything after fail.
+        let writes = 0;
+        env.client.fault = (verb) => {
+          if (verb !== 'patch' && verb !== 'create') return undefined;
+          writes += 1;
+          return writes > survives ? status(500, 'InternalError', 'process died') : undefined;
+        };
+        const died = await env.reconcile().then(
+          () => false,
+          () => true,
+        );
+        // A new process, later (a leftover firing entry is judged once its fire could be over).
+        env.client.fault = undefined;
+        env.sync();
+        env.setNow(T0 + DEFAULT_FIRE_TIMEOUT_MS + 10_000);
+        for (let round = 0; round < 4; round += 1) {
+          await env.settle();
+          env.setNow(T0 + DEFAULT_FIRE_TIMEOUT_MS + 10_000 + (round + 1) * 10 * 60_000);
+        }
+        const requests = env.executors.direct?.requests ?? [];
+        const where = `dying at write ${String(survives + 1)}`;
+        assert.equal(
+          markerOf(env.stored()),
+          held ? 'v1 bundle-x=held:bundle-x-update' : 'v1 bundle-x=pullRequest',
+          where,
+        );
+        assert.deepEqual(finalizersOf(env.stored()), [], where);
+        assert.ok(new Set(requests.map((r) => r.key)).size <= 1, where);
+        if (held) assert.equal(requests.length, 0, where);
+        else assert.ok(requests.length >= 1 && requests.length <= 2, where);
+        if (!died) {
+          // Every write of the whole course was a place to die: finalizer, write-ahead, effect, result, release.
+          assert.ok(survives >= 4, `only ${String(survives)} writes`);
+          break;
+        }
+      }
+    });
+  }
 
   it('two replicas deciding from the same cache fire once', async () => {
     const env = setup();
