@@ -40,6 +40,7 @@ import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
 import { decodeComponent, decodeNudgeConfig } from '../domain/cluster-objects.ts';
+import { nudgingCommit } from '../domain/nudge/renovate-pipelinerun.ts';
 
 export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
 /** build-service's repo-at-sha link on build PipelineRuns. */
@@ -151,8 +152,8 @@ function splitTag(image: string): { repository: string; tag: string | undefined 
  * it holds 40 hex characters (unanchored), so `…/repo?rev=<sha>` gives `repo?rev=<sha>`.
  */
 export function nudgingCommitFromLink(link: string): string | undefined {
-  const segment = link.split('/').at(-1) ?? '';
-  return /[0-9a-f]{40}/.test(segment) ? segment : undefined;
+  const commit = nudgingCommit(link);
+  return commit === '' ? undefined : commit;
 }
 
 /** integration-service's deterministic name: `renovate-pipeline-<12 hex of sha256(build UID)>`. */

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rewriteDigests } from '../../src/domain/digest-rewrite/index.ts';
-import { scmTokenGitAuthor } from '../../src/domain/nudge/git-author.ts';
 import { nudgePullRequestText } from '../../src/domain/nudge/pull-request-text.ts';
 import { renovateNudgeConfig, type RenovateNudgeInput } from '../../src/domain/nudge/renovate-config.ts';
 import { readRenovateSettings, type RenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
@@ -16,6 +15,7 @@ import {
   readRenovateConfig,
   renovateBranchName,
 } from '../../src/sandbox/renovate-emulation.ts';
+import { GITHUB_TARGET } from '../domain/nudge/renovate-fixtures.ts';
 
 const hex = (c: string) => c.repeat(64);
 const OLD = `sha256:${hex('1')}`;
@@ -25,20 +25,13 @@ const BUILT = 'quay.io/acme/operand-a';
 const REGISTRY = 'registry.redhat.io/acme/operand-a-rhel9';
 const TAG = '0123456789abcdef0123456789abcdef01234567';
 const LINK = `https://github.com/acme/operand-a?rev=${TAG}`;
-const AUTHOR = scmTokenGitAuthor(undefined, 'github.com');
+const AUTHOR = GITHUB_TARGET.gitAuthor;
 
 const settingsOf = (data: Record<string, string>): RenovateSettings =>
   readRenovateSettings({ name: 'namespace-wide-nudging-renovate-config', data }).settings;
 
 const input = (overrides: Partial<RenovateNudgeInput> = {}): RenovateNudgeInput => ({
-  target: {
-    platform: 'github',
-    username: 'red-hat-konflux',
-    gitAuthor: AUTHOR,
-    endpoint: 'https://api.github.com/',
-    repository: 'acme/operator-bundle',
-    baseBranch: 'main',
-  },
+  target: GITHUB_TARGET,
   nudging: 'operand-a',
   nudged: 'operator-bundle',
   simpleBranch: false,

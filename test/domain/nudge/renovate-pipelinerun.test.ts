@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NudgeInputError } from '../../../src/domain/nudge/errors.ts';
-import { scmTokenGitAuthor } from '../../../src/domain/nudge/git-author.ts';
 import { renovateNudgeConfig } from '../../../src/domain/nudge/renovate-config.ts';
 import {
   DEFAULT_RENOVATE_IMAGE,
@@ -17,19 +16,13 @@ import {
   type RenovateNudgeRunInput,
 } from '../../../src/domain/nudge/renovate-pipelinerun.ts';
 import { NO_RENOVATE_SETTINGS } from '../../../src/domain/nudge/renovate-settings.ts';
+import { GITHUB_TARGET } from './renovate-fixtures.ts';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const LINK = `https://github.com/acme/operand-a?rev=${SHA}`;
 const TOKEN = 'ghp_not-a-real-token-0123456789';
 const config = renovateNudgeConfig({
-  target: {
-    platform: 'github',
-    username: 'red-hat-konflux',
-    gitAuthor: scmTokenGitAuthor(undefined, 'github.com'),
-    endpoint: 'https://api.github.com/',
-    repository: 'acme/operator-bundle',
-    baseBranch: 'main',
-  },
+  target: GITHUB_TARGET,
   nudging: 'operand-a',
   nudged: 'operator-bundle',
   simpleBranch: false,

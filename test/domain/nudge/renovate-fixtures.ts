@@ -1,0 +1,13 @@
+// The forge target the renovate executor's tests generate configs for: github.com's
+// acme/operator-bundle on main, as an SCM-token tenant without a username (red-hat-konflux).
+import { scmTokenGitAuthor } from '../../../src/domain/nudge/git-author.ts';
+import type { RenovateTarget } from '../../../src/domain/nudge/renovate-config.ts';
+
+export const GITHUB_TARGET: RenovateTarget = {
+  platform: 'github',
+  username: 'red-hat-konflux',
+  gitAuthor: scmTokenGitAuthor(undefined, 'github.com'),
+  endpoint: 'https://api.github.com/',
+  repository: 'acme/operator-bundle',
+  baseBranch: 'main',
+};
