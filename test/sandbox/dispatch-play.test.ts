@@ -6,9 +6,10 @@
 // default run's third figure; and a build the dispatcher never settles is named in the error.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { NUDGE_CONFIGS } from '../../src/adapters/kubernetes/resources.ts';
+import { NUDGE_CONFIGS, PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
 import { NUDGE_CONFIG_NAME } from '../../src/domain/model.ts';
 import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
+import { DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
 import { nudgeBranch } from '../../src/domain/nudge/pull-request-text.ts';
 import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
 import { ScenarioPlayer, SandboxDispatchError, SandboxStepError } from '../../src/sandbox/play.ts';
@@ -137,7 +138,22 @@ describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
     );
     assert.deepEqual(pinnedDigests(byNudger.files[BUNDLE] ?? {}, imageOf('op-a')), [digestA], 'merged to main');
 
-    assert.deepEqual(byBuildService.nudges, [], 'build-service nudged: nothing in nudger markers');
+    assert.deepEqual(byBuildService.nudges, [], 'build-service nudged: nudges lists nudger dispatch only');
+    // integration-service's marker is on before the build succeeds, so the dispatcher never fired
+    // from these builds (it would have pushed to the same branches, unseen in the pull requests).
+    const builds = (
+      await env.client.list(PIPELINE_RUNS, {
+        namespace: 'dp-build-service',
+        labelSelector: 'pipelines.appstudio.openshift.io/type=build',
+      })
+    ).items;
+    assert.equal(builds.length, 3);
+    for (const build of builds) {
+      const marker = build.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+      const succeeded =
+        build.metadata?.annotations?.['test.appstudio.openshift.io/component-nudge-processed'] !== undefined;
+      assert.equal(marker, succeeded ? 'v1 *=skipped:integration-service' : 'v1 *=skipped:not-succeeded');
+    }
     const prA = byNudger.pullRequests.find((pr) => pr.branch === SIMPLE)?.url;
     const prB = byNudger.pullRequests.find((pr) => pr.branch === PLAIN)?.url;
     assert.deepEqual(
