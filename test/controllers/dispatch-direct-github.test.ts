@@ -44,7 +44,7 @@ const outcomes: FireOutcome[] = [];
 
 before(async () => {
   emulator = await startGitHubEmulator({ token: TOKEN });
-  await emulator.createRepository('acme', 'bundle', BUNDLE_FILES);
+  await emulator.createRepository('acme', 'bundle', BUNDLE_FILES, 'main', { autoMergeAllowed: true });
   url = `${emulator.gitBaseUrl}/acme/bundle`;
   dir = tempDir('direct-github');
   // The manager's resolver reads the token from the tenant's SCM Secret; the provider is built by
@@ -104,7 +104,8 @@ describe('direct executor on GitHub (emulated)', () => {
     assert.match(pull.body ?? '', /🚦 \*\*Automerge\*\*: Enabled\./);
     assert.match(pull.body ?? '', /pipelineRun=operand-on-push-1 digest=sha256:a{64} -->$/);
     assert.deepEqual(pull.labels, ['konflux-nudge', 'team-a']);
-    assert.deepEqual(pull.autoMerge, { method: 'MERGE', enabledBy: 'nudger-bot' });
+    // Renovate's choice on a repository that allows every method: rebase.
+    assert.deepEqual(pull.autoMerge, { method: 'REBASE', enabledBy: 'nudger-bot' });
     const operations = emulator.requests.map((request) => request.operationId);
     assert.ok(operations.includes('issues/add-labels'));
     assert.ok(operations.includes('graphql:enablePullRequestAutoMerge'));
@@ -210,6 +211,11 @@ describe('direct executor for a GitHub App tenant (emulated)', () => {
     const first = await appExecutor.fire(nudgeRequest(appUrl, BUILD_1, { settings: SETTINGS }));
     outcomes.push(first);
     assert.equal(first.result.ok, true, JSON.stringify(first));
+    // A new repository does not allow auto-merge: the pull request stays, and the Event says why.
+    assert.deepEqual(
+      first.notices?.map((notice) => [notice.reason, notice.message.includes('auto-merge is not allowed')]),
+      [['NudgeAutoMergeFailed', true]],
+    );
     const author = 'konflux-test <4242+konflux-test[bot]@users.noreply.github.com>';
     const appGitDir = join(emulator.projectRoot, 'acme', 'app-bundle.git');
     assert.equal(git(dir, '--git-dir', appGitDir, 'log', '-1', '--format=%an <%ae>', BRANCH).trim(), author);

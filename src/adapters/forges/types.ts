@@ -103,7 +103,9 @@ export interface ForgeProvider {
 
   /**
    * Asks the forge to merge the PR once its requirements pass (GitHub: GraphQL
-   * enablePullRequestAutoMerge). `method` undefined: the forge's default. Asking again is harmless.
+   * enablePullRequestAutoMerge). `method` undefined: the repository's preferred method as Renovate
+   * picks it (GitHub: rebase, squash, merge, the first allowed; a repository that does not allow
+   * auto-merge is a ForgeError 422). Asking again is harmless.
    */
   enableAutoMerge?(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void>;
 }

@@ -61,7 +61,9 @@ const TOKEN = 'ghs_contractToken0123456789abcdef';
 const EMULATED: Readonly<Record<HostedForgeKind, () => ReturnType<ContractSetup>>> = {
   github: async () => {
     const emulator = await startGitHubEmulator({ token: TOKEN });
-    await emulator.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' });
+    await emulator.createRepository('acme', 'bundle', { 'manifests/csv.yaml': 'image: old\n' }, 'main', {
+      autoMergeAllowed: true,
+    });
     const forge = FORGE_REGISTRY.github.create({
       apiUrl: emulator.apiUrl,
       gitBaseUrl: emulator.gitBaseUrl,

@@ -163,6 +163,8 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
       await fixture.pushBranch(BRANCH, 'one\n', undefined);
       const { number } = await create(false);
       assert.equal((await fixture.inspect(number)).autoMerge, null);
+      await provider.enableAutoMerge(repo, number);
+      assert.notEqual((await fixture.inspect(number)).autoMerge, undefined, 'the repository’s own method');
       await provider.enableAutoMerge(repo, number, 'SQUASH');
       assert.equal((await fixture.inspect(number)).autoMerge, 'SQUASH');
       await provider.enableAutoMerge(repo, number, 'SQUASH');

@@ -152,6 +152,56 @@ describe('GitHubForge against the GitHub emulator', () => {
     assert.ok(git.every((request) => request.status === 200));
   });
 
+  it('enables auto-merge with the merge method Renovate picks from the repository settings', async () => {
+    const { emulator, forge } = fixture;
+    const cases = [
+      ['rebase-first', {}, 'REBASE'],
+      ['squash-only', { rebaseMergeAllowed: false, mergeCommitAllowed: false }, 'SQUASH'],
+      ['merge-only', { rebaseMergeAllowed: false, squashMergeAllowed: false }, 'MERGE'],
+    ] as const;
+    for (const [name, settings, method] of cases) {
+      await emulator.createRepository('acme', name, { 'a.txt': 'a\n' }, 'main', {
+        autoMergeAllowed: true,
+        ...settings,
+      });
+      const repo = parseRepositoryUrl(`https://github.com/acme/${name}`);
+      const workspaces = new GitWorkspaces({ cacheDir: join(tempDir('github-automerge'), 'cache') });
+      const base = await workspaces.prepareBase(forge.cloneUrl(repo), 'main', forge.credentials);
+      await base.commitOnBase({ files: [{ path: 'a.txt', text: 'b\n' }], message: 'update', author: BOT });
+      await base.pushWithLease(BRANCH, undefined);
+      const pull = await forge.createPullRequest({
+        repo,
+        base: 'main',
+        head: BRANCH,
+        title: 't',
+        body: 'b',
+        draft: false,
+      });
+      await forge.enableAutoMerge(repo, pull.number);
+      assert.equal(emulator.pullRequests('acme', name)[0]?.autoMerge?.method, method, name);
+    }
+  });
+
+  it('refuses auto-merge where the repository does not allow it, without asking GitHub to enable it', async () => {
+    const { emulator, forge, repo, push } = fixture;
+    await push('image: a\n', undefined);
+    const { number } = await forge.createPullRequest({
+      repo,
+      base: 'main',
+      head: BRANCH,
+      title: 't',
+      body: 'b',
+      draft: false,
+    });
+    await assert.rejects(forge.enableAutoMerge(repo, number), (error: unknown) => {
+      assert.ok(isForgeError(error, 422));
+      assert.match(error.message, /auto-merge is not allowed in the repository settings/);
+      return true;
+    });
+    assert.ok(!emulator.requests.some((request) => request.operationId === 'graphql:enablePullRequestAutoMerge'));
+    await assert.rejects(forge.enableAutoMerge(repo, number, 'SQUASH'), (error: unknown) => isForgeError(error));
+  });
+
   it('refuses a second open PR for one head with 422', async () => {
     await fixture.push('image: a\n', undefined);
     await createDraft();

@@ -16,7 +16,14 @@ import { runGraphql } from './graphql-api.ts';
 import { gitHubContract, type MatchedOperation } from './openapi-contract.ts';
 import type { EmulatorUrls } from './render.ts';
 import { closeRecord, errorBody, restHandlers, type RestResponse } from './rest-api.ts';
-import { EmulatorState, nodeId, type PullRequestRecord, type RepositoryRecord } from './state.ts';
+import {
+  EmulatorState,
+  NEW_REPOSITORY_SETTINGS,
+  nodeId,
+  type PullRequestRecord,
+  type RepositoryRecord,
+  type RepositorySettings,
+} from './state.ts';
 
 export interface GitHubEmulatorOptions {
   /** The one token the emulator accepts, for the API and for git. */
@@ -67,12 +74,16 @@ export interface GitHubEmulator {
   readonly contractViolations: string[];
   /** GitHub Apps: register one with its public key, install it, count the tokens minted (app-api.ts). */
   readonly apps: EmulatedApps;
-  /** A repository whose `defaultBranch` holds `files` in one commit; its ref has the emulator as host. */
+  /**
+   * A repository whose `defaultBranch` holds `files` in one commit; its ref has the emulator as
+   * host. `settings` change GitHub's defaults for a new repository (NEW_REPOSITORY_SETTINGS).
+   */
   createRepository(
     owner: string,
     name: string,
     files: Readonly<Record<string, string>>,
     defaultBranch?: string,
+    settings?: Partial<RepositorySettings>,
   ): Promise<RepositoryRef>;
   branchHead(owner: string, name: string, branch: string): Promise<string | undefined>;
   pullRequests(owner: string, name: string): EmulatedPullRequest[];
@@ -286,7 +297,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
     requests,
     contractViolations,
     apps,
-    async createRepository(owner, name, files, defaultBranch = 'main') {
+    async createRepository(owner, name, files, defaultBranch = 'main', settings = {}) {
       if (state.repository(owner, name) !== undefined) throw new Error(`emulator: ${owner}/${name} exists`);
       const git = await BareRepository.create(join(projectRoot, owner, `${name}.git`), files, defaultBranch);
       const id = state.nextId();
@@ -300,6 +311,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         pulls: [],
         createdAt: state.now(),
         labels: new Map(),
+        settings: { ...NEW_REPOSITORY_SETTINGS, ...settings },
       });
       return parseRepositoryUrl(`${web}/${owner}/${name}`);
     },

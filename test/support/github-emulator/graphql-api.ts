@@ -1,9 +1,9 @@
 // The emulator's GraphQL endpoint: every document is parsed and validated against GitHub's
 // published schema (`@octokit/graphql-schema`, the introspection JSON: the SDL file of the same
 // package repeats some field definitions and does not build), then executed by graphql-js with a
-// root value that implements the two draft mutations and enablePullRequestAutoMerge against
-// emulator state. Executing through graphql-js means the answer has exactly the shape the query
-// asked for, non-null rules included.
+// root value that implements the two draft mutations, enablePullRequestAutoMerge and the
+// repository query (its merge settings) against emulator state. Executing through graphql-js
+// means the answer has exactly the shape the query asked for, non-null rules included.
 import { readFileSync } from 'node:fs';
 import {
   buildClientSchema,
@@ -26,7 +26,12 @@ export interface GraphqlOutcome {
   readonly violations: readonly string[];
 }
 
-const SUPPORTED = new Set(['markPullRequestReadyForReview', 'convertPullRequestToDraft', 'enablePullRequestAutoMerge']);
+const SUPPORTED = new Set([
+  'markPullRequestReadyForReview',
+  'convertPullRequestToDraft',
+  'enablePullRequestAutoMerge',
+  'repository',
+]);
 const MERGE_METHODS = ['MERGE', 'SQUASH', 'REBASE'] as const;
 
 let shared: GraphQLSchema | undefined;
@@ -99,6 +104,23 @@ export async function runGraphql(
   }) => {
     const found = openPull(args.input?.pullRequestId);
     const method = MERGE_METHODS.find((candidate) => candidate === args.input?.mergeMethod) ?? 'MERGE';
+    const settings = found.repository.settings;
+    // GitHub's answers when the repository's settings forbid it.
+    if (!settings.autoMergeAllowed) {
+      throw new GraphQLError('Pull request Auto merge is not allowed for this repository', {
+        extensions: { type: 'UNPROCESSABLE' },
+      });
+    }
+    const allowed = {
+      MERGE: settings.mergeCommitAllowed,
+      SQUASH: settings.squashMergeAllowed,
+      REBASE: settings.rebaseMergeAllowed,
+    };
+    if (!allowed[method]) {
+      throw new GraphQLError(`Merge method ${method.toLowerCase()} merging is not allowed on this repository`, {
+        extensions: { type: 'UNPROCESSABLE' },
+      });
+    }
     found.pull.autoMerge = { method, enabledBy: login };
     found.pull.updatedAt = state.now();
     return { clientMutationId: args.input?.clientMutationId ?? null, pullRequest: graphqlPullRequest(webUrl, found) };
@@ -112,6 +134,26 @@ export async function runGraphql(
       markPullRequestReadyForReview: setDraft(false),
       convertPullRequestToDraft: setDraft(true),
       enablePullRequestAutoMerge: enableAutoMerge,
+      // The repository fields a client may select; null where the token cannot see it, as GitHub.
+      repository: (args: { owner?: unknown; name?: unknown }) => {
+        const repository =
+          typeof args.owner === 'string' && typeof args.name === 'string'
+            ? state.repository(args.owner, args.name)
+            : undefined;
+        if (repository === undefined) {
+          throw new GraphQLError(
+            `Could not resolve to a Repository with the name '${String(args.owner)}/${String(args.name)}'.`,
+            { extensions: { type: 'NOT_FOUND' } },
+          );
+        }
+        return {
+          id: repository.nodeId,
+          databaseId: repository.id,
+          name: repository.name,
+          nameWithOwner: `${repository.owner}/${repository.name}`,
+          ...repository.settings,
+        };
+      },
     },
   });
   // GitHub puts the error type beside the message, not under `extensions`.

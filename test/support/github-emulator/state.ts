@@ -42,7 +42,25 @@ export interface RepositoryRecord {
   readonly createdAt: string;
   /** The repository's labels by name: GitHub creates one the first time it is added to an issue. */
   readonly labels: Map<string, number>;
+  readonly settings: RepositorySettings;
 }
+
+/** The merge settings of a repository (Settings → General → Pull Requests). */
+export interface RepositorySettings {
+  /** "Allow auto-merge": off on a new GitHub repository. */
+  readonly autoMergeAllowed: boolean;
+  readonly mergeCommitAllowed: boolean;
+  readonly squashMergeAllowed: boolean;
+  readonly rebaseMergeAllowed: boolean;
+}
+
+/** What GitHub gives a new repository: every merge method, no auto-merge. */
+export const NEW_REPOSITORY_SETTINGS: RepositorySettings = {
+  autoMergeAllowed: false,
+  mergeCommitAllowed: true,
+  squashMergeAllowed: true,
+  rebaseMergeAllowed: true,
+};
 
 export class EmulatorState {
   readonly #repositories = new Map<string, RepositoryRecord>();

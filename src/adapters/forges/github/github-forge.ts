@@ -18,6 +18,7 @@ import {
   parseAutoMergeMutation,
   parseCommitList,
   parseLabelList,
+  parseRepositoryMergeSettings,
   parseDraftMutation,
   parsePullRequest,
   parsePullRequestList,
@@ -46,7 +47,9 @@ const MARK_READY = `mutation MarkPullRequestReadyForReview($pullRequestId: ID!) 
 const CONVERT_TO_DRAFT = `mutation ConvertPullRequestToDraft($pullRequestId: ID!) {
   convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { isDraft } }
 }`;
-// mergeMethod may be left out: GitHub then uses MERGE.
+const REPOSITORY_MERGE_SETTINGS = `query RepositoryMergeSettings($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) { autoMergeAllowed rebaseMergeAllowed squashMergeAllowed mergeCommitAllowed }
+}`;
 const ENABLE_AUTO_MERGE = `mutation EnablePullRequestAutoMerge($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod) {
   enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) {
     pullRequest { autoMergeRequest { mergeMethod } }
@@ -165,17 +168,43 @@ export class GitHubForge implements ForgeProvider {
   }
 
   /**
-   * GraphQL enablePullRequestAutoMerge, with the PR's node id from REST. GitHub refuses it (an
-   * UNPROCESSABLE error) when the repository does not allow auto-merge or the PR is already clean
-   * and mergeable; those come back as ForgeErrors like any other failure.
+   * GraphQL enablePullRequestAutoMerge, with the PR's node id from REST. Without a `method`, as
+   * Renovate does (lib/modules/platform/github: initRepo and tryPrAutomerge): the repository's
+   * settings are read first; a repository that does not allow auto-merge is a 422 ForgeError
+   * without asking, and the method is the first the repository allows of rebase, squash and merge.
+   * GitHub's own refusals (a method the repository forbids, a PR already clean and mergeable)
+   * come back as ForgeErrors like any other failure.
    */
   async enableAutoMerge(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void> {
     const context = this.#context('enableAutoMerge', repo);
     const current = await this.#get(context, repo, number);
+    let mergeMethod = method;
+    if (mergeMethod === undefined) {
+      const data = await this.#call(context, () =>
+        this.#clients.graphql<unknown>(REPOSITORY_MERGE_SETTINGS, { owner: repo.owner, name: repo.name }),
+      );
+      const settings = this.#parse(context, () => parseRepositoryMergeSettings(data));
+      if (!settings.autoMergeAllowed) {
+        throw new ForgeError({
+          forge: FORGE,
+          operation: context.operation,
+          repo: context.repo,
+          status: 422,
+          reason: 'auto-merge is not allowed in the repository settings',
+        });
+      }
+      mergeMethod = settings.rebaseMergeAllowed
+        ? 'REBASE'
+        : settings.squashMergeAllowed
+          ? 'SQUASH'
+          : settings.mergeCommitAllowed
+            ? 'MERGE'
+            : undefined;
+    }
     const data = await this.#call(context, () =>
       this.#clients.graphql<unknown>(ENABLE_AUTO_MERGE, {
         pullRequestId: current.node_id,
-        ...(method === undefined ? {} : { mergeMethod: method }),
+        ...(mergeMethod === undefined ? {} : { mergeMethod }),
       }),
     );
     if (!this.#parse(context, () => parseAutoMergeMutation(data))) {

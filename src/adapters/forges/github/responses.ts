@@ -34,6 +34,16 @@ const CommitResponse = Type.Object({
 
 const LabelListResponse = Type.Array(Type.Object({ name: Type.String() }));
 
+const RepositoryMergeSettingsResponse = Type.Object({
+  repository: Type.Object({
+    autoMergeAllowed: Type.Boolean(),
+    rebaseMergeAllowed: Type.Boolean(),
+    squashMergeAllowed: Type.Boolean(),
+    mergeCommitAllowed: Type.Boolean(),
+  }),
+});
+export type RepositoryMergeSettings = Static<typeof RepositoryMergeSettingsResponse>['repository'];
+
 const AutoMergeMutationResponse = Type.Object({
   enablePullRequestAutoMerge: Type.Object({
     pullRequest: Type.Object({ autoMergeRequest: Nullable(Type.Object({ mergeMethod: Type.String() })) }),
@@ -113,6 +123,12 @@ export function parseCommitList(value: unknown): PullRequestCommit[] {
 /** The names of the labels an add-labels answer lists (every label the PR carries now). */
 export function parseLabelList(value: unknown): string[] {
   return check('label-list', LabelListResponse, 'label list', value).map((label) => label.name);
+}
+
+/** Which merge methods, and whether auto-merge, the repository allows. */
+export function parseRepositoryMergeSettings(value: unknown): RepositoryMergeSettings {
+  return check('query repository merge settings', RepositoryMergeSettingsResponse, 'repository settings', value)
+    .repository;
 }
 
 /** Whether the PR enablePullRequestAutoMerge returned now has an auto-merge request. */
