@@ -50,6 +50,8 @@ import type { BaseCheckout } from '../adapters/git/workspace.ts';
 import type { RenovateNudgeConfig } from '../schema/renovate-config.ts';
 import { emulateRenovate, readRenovateConfig } from './renovate-emulation.ts';
 import { semanticCommitsDetected } from '../domain/nudge/commit-subject.ts';
+import { foreignCommits } from '../domain/nudge/direct-decision.ts';
+import { rebaseRequested } from '../domain/nudge/pull-request-text.ts';
 
 export const NUDGE_BRANCH_PREFIX = 'konflux/component-updates/';
 export const SIMPLE_BRANCH_ANNOTATION = 'build.appstudio.openshift.io/build-nudge-simple-branch';
@@ -392,10 +394,27 @@ export class TektonStandIn {
       lookupDigest: (depName, tag) => (depName === built.repository && tag === built.tag ? build.digest : undefined),
     });
     if (update === undefined) return { component, outcome: 'no-references' };
+    const author = gitIdentityOf(config.gitAuthor);
+    // Renovate leaves a branch someone else pushed to alone until its rebase box is ticked (the
+    // same rule as the direct executor's, src/domain/nudge/direct-decision.ts).
+    const open = await this.#forge.findPullRequestByHeadBranch(repo, update.branch);
+    if (open?.state === 'open' && rebaseRequested(open.body) !== true) {
+      const foreign = foreignCommits(await this.#forge.listCommits(repo, open.number), author.email);
+      if (foreign.length > 0) {
+        return {
+          component,
+          outcome: 'unchanged',
+          branch: update.branch,
+          pullRequest: open.number,
+          pullRequestUrl: open.url,
+          message: `the branch has ${String(foreign.length)} commit(s) by someone else; left alone until its rebase box is ticked`,
+        };
+      }
+    }
     const commit = await checkout.commitOnBase({
       files: update.files.map((file) => ({ path: file.path, text: file.after })),
       message: update.commitMessage,
-      author: gitIdentityOf(config.gitAuthor),
+      author,
     });
     return this.#publish(component, repo, checkout, commit, {
       base: update.baseBranch,

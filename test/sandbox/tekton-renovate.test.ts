@@ -26,7 +26,7 @@ import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../../src/sa
 import { KonfluxStandIn, type RecordedBuild } from '../../src/sandbox/konflux.ts';
 import { LocalForgeRenovateAccess } from '../../src/sandbox/renovate-access.ts';
 import { TektonStandIn } from '../../src/sandbox/tekton.ts';
-import { git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import { foreignPush, git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
 import { fileOnBranch as fileOnBranchOf, sandboxComponent } from './local-forge-fixtures.ts';
 
 const NS = 'tenant';
@@ -245,5 +245,36 @@ describe('the Tekton stand-in runs the renovate executor’s nudge', () => {
       'manifests/csv.yaml',
     );
     assert.equal(csv.split(second.digest).length - 1, 3);
+  });
+  it('leaves a branch someone else pushed to alone until its rebase box is ticked, as Renovate does', async () => {
+    const branch = 'konflux/component-updates/bundle-component-update-operand-a';
+    const human = foreignPush(dir, bundleRepo.url, branch, 'README.md', 'edited by a human\n');
+    const third = await konflux.recordBuild({ namespace: NS, component: 'operand-a' });
+    assert.equal((await executor.fire(await requestFor(third, '4444444444444444'))).result.ok, true);
+    const [left] = await tekton.poll();
+    assert.equal(left?.outcome, 'executed', left?.message);
+    assert.deepEqual(
+      left.targets.map((t) => t.outcome),
+      ['unchanged'],
+    );
+    assert.equal(await forge.branchHead(bundleRepo, branch), human);
+
+    const [pr] = await forge.listPullRequests(bundleRepo);
+    assert.ok(pr !== undefined);
+    await forge.updatePullRequest(bundleRepo, pr.number, {
+      body: pr.body.replace('- [ ] <!-- rebase-check -->', '- [x] <!-- rebase-check -->'),
+    });
+    const fourth = await konflux.recordBuild({ namespace: NS, component: 'operand-a' });
+    assert.equal((await executor.fire(await requestFor(fourth, '5555555555555555'))).result.ok, true);
+    const [rebuilt] = await tekton.poll();
+    assert.deepEqual(
+      rebuilt?.targets.map((t) => t.outcome),
+      ['updated'],
+    );
+    assert.equal(await fileOnBranch(bundleRepo, branch, 'README.md'), 'hi\n');
+    assert.equal(
+      (await forge.getPullRequest(bundleRepo, pr.number)).title,
+      `[nudge] Update operand-a to ${fourth.digest.slice(7, 14)}`,
+    );
   });
 });
