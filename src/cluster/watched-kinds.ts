@@ -18,6 +18,7 @@ import {
 } from '../domain/cluster-objects.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, PAC_EVENT_TYPE_KEY } from '../domain/nudge-pipelinerun.ts';
 import type { InformerRequest } from '../runtime/shared-informers.ts';
+import { decodeBuildRun } from './build-runs.ts';
 import type { WatchedKind } from '../runtime/watched-kind.ts';
 import type { ClusterChangeGroup } from '../schema/changegroup.ts';
 import type { ClusterComponent } from '../schema/component.ts';
@@ -63,3 +64,6 @@ export const NUDGE_RUNS_SELECTOR: InformerRequest = { labelSelector: `${NUDGE_TY
 export const PUSH_BUILD_RUNS_SELECTOR: InformerRequest = {
   labelSelector: `${PAC_EVENT_TYPE_KEY} in (push,Push,incoming)`,
 };
+
+/** The PipelineRuns of PUSH_BUILD_RUNS_SELECTOR, cached without their Pipelines (build-runs.ts). */
+export const BUILD_RUNS_KIND: WatchedKind<PipelineRun> = { resource: PIPELINE_RUNS, decode: decodeBuildRun };

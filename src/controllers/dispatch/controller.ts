@@ -6,6 +6,7 @@
 // per pull request.
 import { StoreChangeGroupSource } from '../../cluster/changegroups.ts';
 import {
+  BUILD_RUNS_KIND,
   CHANGE_GROUPS_KIND,
   COMPONENTS_KIND,
   NUDGE_CONFIGS_KIND,
@@ -87,7 +88,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     if (options?.enabled !== true) return () => Promise.resolve();
     const problem = options.policy === undefined ? undefined : dispatchPolicyProblem(options.policy);
     if (problem !== undefined) throw new Error(`dispatch policy: ${problem}`);
-    const builds = informers.informer(PIPELINE_RUNS_KIND, PUSH_BUILD_RUNS_SELECTOR);
+    const builds = informers.informer(BUILD_RUNS_KIND, PUSH_BUILD_RUNS_SELECTOR);
     const components = informers.informer(COMPONENTS_KIND);
     const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
     const changeGroups = informers.informer(CHANGE_GROUPS_KIND);
