@@ -186,6 +186,23 @@ describe('direct executor on the local forge', () => {
     assert.equal((await forge.findPullRequestByHeadBranch(repo, BRANCH))?.baseBranch, 'trunk');
   });
 
+  it('moves the pull request to the new base when the Component’s revision changes', async () => {
+    const { forge, repo, url, executor, dir, gitDir } = await setup('direct-retarget');
+    await executor.fire(nudgeRequest(url, BUILD_1));
+    git(dir, '--git-dir', gitDir, 'branch', 'release-2', 'main');
+    const request = nudgeRequest(url, BUILD_2);
+    const outcome = await executor.fire({
+      ...request,
+      nudged: { ...request.nudged, spec: { source: { git: { url, revision: 'release-2' } } } },
+    });
+    assert.equal(outcome.result.ok, true);
+    const pulls = await forge.listPullRequests(repo);
+    assert.deepEqual(
+      pulls.map((pull) => [pull.state, pull.baseBranch, pull.title]),
+      [['open', 'release-2', 'Update operand to bbbbbbb']],
+    );
+  });
+
   it('puts a newer build into the same pull request as one commit, and ignores a late older one', async () => {
     const { forge, repo, url, executor, show } = await setup('direct-newer');
     await executor.fire(nudgeRequest(url, BUILD_1));

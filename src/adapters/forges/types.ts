@@ -42,6 +42,8 @@ export interface PullRequestUpdate {
   /** Without a draft marker; the draft state is kept as it is. */
   readonly title?: string;
   readonly body?: string;
+  /** Retarget the PR at another base branch (GitHub: `base` of pulls.update); it must exist. */
+  readonly base?: string;
 }
 
 /** A commit on the PR branch; the controller compares authors with its bot identity. */

@@ -94,6 +94,18 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
       assert.deepEqual(await provider.updatePullRequest(repo, number, {}), title);
     });
 
+    it('retargets a PR at another existing base, and refuses one that does not exist with 422', async () => {
+      await fixture.pushBranch(BRANCH, 'one\n', undefined);
+      await fixture.pushBranch('release', 'release\n', undefined);
+      const { number } = await create();
+      const moved = await provider.updatePullRequest(repo, number, { base: 'release' });
+      assert.deepEqual([moved.baseBranch, moved.title], ['release', 'Update bundle']);
+      assert.equal((await provider.getPullRequest(repo, number)).baseBranch, 'release');
+      await assert.rejects(provider.updatePullRequest(repo, number, { base: 'no-such-base' }), (error: unknown) =>
+        isForgeError(error, 422),
+      );
+    });
+
     it('marks ready for review and back to draft', async () => {
       await fixture.pushBranch(BRANCH, 'one\n', undefined);
       const { number } = await create();

@@ -113,7 +113,7 @@ export class GitHubForge implements ForgeProvider {
 
   async updatePullRequest(repo: RepositoryRef, number: number, update: PullRequestUpdate): Promise<PullRequest> {
     const context = this.#context('updatePullRequest', repo);
-    if (update.title === undefined && update.body === undefined) {
+    if (update.title === undefined && update.body === undefined && update.base === undefined) {
       return toPullRequest(await this.#get(context, repo, number));
     }
     checkNumber(context, number);
@@ -124,6 +124,7 @@ export class GitHubForge implements ForgeProvider {
         pull_number: number,
         ...(update.title === undefined ? {} : { title: update.title }),
         ...(update.body === undefined ? {} : { body: update.body }),
+        ...(update.base === undefined ? {} : { base: update.base }),
       }),
     );
     return toPullRequest(this.#parse(context, () => parsePullRequest(response.data)));

@@ -159,10 +159,18 @@ export class LocalForge implements ForgeProvider {
   }
 
   async updatePullRequest(repo: RepositoryRef, number: number, update: PullRequestUpdate): Promise<PullRequest> {
+    if (update.base !== undefined && (await this.branchHead(repo, update.base)) === undefined) {
+      throw this.#error('updatePullRequest', repo, 422, `base branch ${update.base} does not exist`);
+    }
     return this.#change('updatePullRequest', repo, number, (record) => {
-      const next = { ...record, title: update.title ?? record.title, body: update.body ?? record.body };
-      // GitHub sends `edited` only when the title or the body actually changed.
-      const changed = next.title !== record.title || next.body !== record.body;
+      const next = {
+        ...record,
+        title: update.title ?? record.title,
+        body: update.body ?? record.body,
+        baseBranch: update.base ?? record.baseBranch,
+      };
+      // GitHub sends `edited` only when the title, the body or the base actually changed.
+      const changed = next.title !== record.title || next.body !== record.body || next.baseBranch !== record.baseBranch;
       return { record: next, event: changed ? 'edited' : undefined };
     });
   }

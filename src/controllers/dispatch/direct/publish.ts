@@ -45,8 +45,15 @@ export async function upsertNudgePullRequest(
     });
     pullRequest = created.pullRequest;
   }
-  if (pullRequest.title === content.title && pullRequest.body === content.body) return pullRequest;
-  return provider.updatePullRequest(repo, pullRequest.number, { title: content.title, body: content.body });
+  const retarget = pullRequest.baseBranch !== content.base;
+  if (pullRequest.title === content.title && pullRequest.body === content.body && !retarget) return pullRequest;
+  // A Component whose revision changed moves its nudge PR to the new base, as Renovate's updatePr
+  // does with a changed target branch.
+  return provider.updatePullRequest(repo, pullRequest.number, {
+    title: content.title,
+    body: content.body,
+    ...(retarget ? { base: content.base } : {}),
+  });
 }
 
 function settingNotice(settings: RenovateSettings, key: string, why: string): ExecutorNotice {
