@@ -90,8 +90,9 @@ const EXPECTED_CLUSTER_PERMISSIONS: Readonly<Record<string, readonly string[]>> 
   'konflux-ci.dev/nudgeconfigs/status': ['get', 'patch', 'update'],
   'tekton.dev/pipelineruns': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'appstudio.redhat.com/releaseplanadmissions': ['get', 'list', 'watch'],
-  'core/configmaps': ['delete', 'get'],
-  'core/secrets': ['delete', 'get', 'list'],
+  'core/configmaps': ['create', 'delete', 'get'],
+  'core/secrets': ['create', 'delete', 'get', 'list'],
+  'core/serviceaccounts': ['get'],
   'core/events': ['create', 'patch'],
   'events.k8s.io/events': ['create', 'patch'],
 };
