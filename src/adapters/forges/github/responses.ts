@@ -29,7 +29,7 @@ const GitUser = Nullable(Type.Object({ name: Type.Optional(Type.String()), email
 
 const CommitResponse = Type.Object({
   sha: Type.String({ minLength: 1 }),
-  commit: Type.Object({ message: Type.String(), author: GitUser, committer: GitUser }),
+  commit: Type.Object({ message: Type.String(), author: GitUser, committer: Type.Optional(GitUser) }),
 });
 
 const LabelListResponse = Type.Array(Type.Object({ name: Type.String() }));
@@ -115,7 +115,8 @@ export function parseCommitList(value: unknown): PullRequestCommit[] {
       message: commit.commit.message,
       authorName: commit.commit.author?.name ?? '',
       authorEmail: commit.commit.author?.email ?? '',
-      committerEmail: commit.commit.committer?.email ?? '',
+      // Absent when GitHub names no committer: then only the author can be compared.
+      ...(commit.commit.committer?.email === undefined ? {} : { committerEmail: commit.commit.committer.email }),
     };
   });
 }
