@@ -280,15 +280,11 @@ export class TektonStandIn {
                 nudgeFiles: buildAnnotations[BUILD_NUDGE_FILES_ANNOTATION],
               }),
           ])
-        : [...configs].map(([key, text]) => [
-            key.replace(/(-[0-9]+)?\.json$/, ''),
-            () =>
-              this.#runConfig(
-                key.replace(/(-[0-9]+)?\.json$/, ''),
-                readRenovateConfig(text, `${name} ${key}`),
-                verified,
-              ),
-          ]);
+        : [...configs].map(([key, text]) => {
+            // `<nudged>-<i>.json`, as the executor (and integration-service) names the keys.
+            const component = key.replace(/(-[0-9]+)?\.json$/, '');
+            return [component, () => this.#runConfig(component, readRenovateConfig(text, `${name} ${key}`), verified)];
+          });
     for (const [target, update] of work) {
       try {
         targets.push(await update());
