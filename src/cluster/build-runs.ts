@@ -11,14 +11,13 @@ import { decodePipelineRun } from '../domain/cluster-objects.ts';
 import type { DecodeResult } from '../runtime/watched-kind.ts';
 import type { PipelineRun } from '../schema/pipelinerun.ts';
 
-/** The status fields readers use; Tekton's `completionTime` is kept for humans reading the cache. */
+/** The status fields readers use (`completionTime`: a build finished before its NudgeConfig, N25). */
 function keptStatus(status: NonNullable<PipelineRun['status']>): NonNullable<PipelineRun['status']> {
-  const { conditions, startTime, results, pipelineResults } = status;
-  const completionTime: unknown = (status as { completionTime?: unknown }).completionTime;
+  const { conditions, startTime, completionTime, results, pipelineResults } = status;
   return {
     ...(conditions === undefined ? {} : { conditions }),
     ...(startTime === undefined ? {} : { startTime }),
-    ...(typeof completionTime === 'string' ? { completionTime } : {}),
+    ...(completionTime === undefined ? {} : { completionTime }),
     ...(results === undefined ? {} : { results }),
     ...(pipelineResults === undefined ? {} : { pipelineResults }),
   };

@@ -13,7 +13,12 @@ const open = { additionalProperties: true } as const;
 
 /** A knative condition as Tekton writes it (`Succeeded` is the one nudger reads). */
 export const PipelineRunCondition = Type.Object(
-  { type: Type.String(), status: Type.String(), reason: Type.Optional(Type.String()) },
+  {
+    type: Type.String(),
+    status: Type.String(),
+    reason: Type.Optional(Type.String()),
+    lastTransitionTime: Type.Optional(Type.String()),
+  },
   open,
 );
 export type PipelineRunCondition = Static<typeof PipelineRunCondition>;
@@ -26,6 +31,8 @@ export const PipelineRunStatus = Type.Object(
   {
     conditions: Type.Optional(Type.Array(PipelineRunCondition)),
     startTime: Type.Optional(Type.String()),
+    /** Set by Tekton when the run finishes, whatever the outcome. */
+    completionTime: Type.Optional(Type.String()),
     results: Type.Optional(Type.Array(PipelineRunResult)),
     pipelineResults: Type.Optional(Type.Array(PipelineRunResult)),
   },

@@ -121,6 +121,9 @@ export function dispatchInputOf(
     build,
     verification: verifyDispatchBuild(build, nudgingComponentFacts(nudging)),
     hasNudgeConfig: nudgeConfig !== undefined,
+    ...(typeof nudgeConfig?.metadata?.creationTimestamp === 'string'
+      ? { nudgeConfigCreatedAt: nudgeConfig.metadata.creationTimestamp }
+      : {}),
     // The one graph derivation (src/cluster/nudge-graph.ts): NudgeConfig entries and build-nudges-ref.
     graph: namespaceNudgeGraph(namespace, { components, nudgeConfig }),
     executor,

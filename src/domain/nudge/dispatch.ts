@@ -90,6 +90,11 @@ export interface DispatchInput {
   readonly verification?: BuildVerification;
   /** The namespace has its NudgeConfig (`nudge-config`, either served version). */
   readonly hasNudgeConfig: boolean;
+  /**
+   * That NudgeConfig's `metadata.creationTimestamp`. A build nudger never touched that finished
+   * before it was build-service's to nudge, and is left alone (docs/decisions.md N25).
+   */
+  readonly nudgeConfigCreatedAt?: string;
   /** The namespace's graph (src/cluster/nudge-graph.ts): NudgeConfig entries and build-nudges-ref. */
   readonly graph: NamespaceGraph;
   /** The namespace's executor: NudgeConfig annotation, else the manager's default. */
@@ -260,6 +265,7 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
     return close(ctx, verification.reason, buildEvent(ctx, DISPATCH_EVENT_REASONS.buildRejected, verification.message));
   }
   if (marker !== undefined) return advance(ctx, marker);
+  if (untouched && finishedBefore(input.build, input.nudgeConfigCreatedAt)) return NOTHING;
   if (targets.length > 0) {
     if (view.annotations[INTEGRATION_SERVICE_PROCESSED_ANNOTATION] !== undefined) {
       const reason = SKIP_REASONS.integrationService;
@@ -279,6 +285,23 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
     }
   }
   return plan(ctx, targets);
+}
+
+/**
+ * When the build finished (Tekton's `completionTime`, else when its Succeeded condition last
+ * changed), strictly before `instant`; false when either is unknown or unreadable, so a build is
+ * never left alone on a guess. Both have second precision: a build finished in the NudgeConfig's
+ * own second is nudged.
+ */
+function finishedBefore(build: PipelineRun, instant: string | undefined): boolean {
+  if (instant === undefined) return false;
+  const status = build.status;
+  const finished =
+    status?.completionTime ?? status?.conditions?.find((c) => c.type === 'Succeeded')?.lastTransitionTime;
+  if (finished === undefined) return false;
+  const finishedMs = Date.parse(finished);
+  const instantMs = Date.parse(instant);
+  return Number.isFinite(finishedMs) && Number.isFinite(instantMs) && finishedMs < instantMs;
 }
 
 /** Nothing left to do: every entry final, and no hold released since (docs/decisions.md N19). */

@@ -86,6 +86,38 @@ describe('decideDispatch: who is left alone', () => {
   });
 });
 
+describe('decideDispatch: builds that finished before the NudgeConfig (docs/decisions.md N25)', () => {
+  /** operand-a's build, finished at `at` (Tekton's completionTime, or only its condition's time). */
+  function finishedAt(at: string, how: 'completionTime' | 'condition' = 'completionTime', extra = {}): PipelineRun {
+    const run = structuredClone(build(extra));
+    const status = run.status ?? {};
+    if (how === 'completionTime') status.completionTime = at;
+    else for (const c of status.conditions ?? []) c.lastTransitionTime = at;
+    run.status = status;
+    return run;
+  }
+  const CREATED = '2025-01-15T10:25:00Z';
+
+  it("never touched: left alone, no finalizer, no marker (it was build-service's to nudge)", () => {
+    for (const how of ['completionTime', 'condition'] as const) {
+      const run = finishedAt('2025-01-15T10:24:59Z', how);
+      assert.deepEqual(decide(run, { nudgeConfigCreatedAt: CREATED }), { intents: [] });
+    }
+  });
+
+  it('finished in the same second or later, or at an unknown time: nudged as usual', () => {
+    for (const run of [finishedAt(CREATED), finishedAt('2025-01-15T10:26:00Z'), finishedAt('not a time'), build()]) {
+      const intents = kinds(decide(run, { nudgeConfigCreatedAt: CREATED }).intents);
+      assert.ok(intents.includes('fire') || intents.includes('addFinalizer'), intents.join(','));
+    }
+  });
+
+  it('already begun (finalizer or marker of ours): finished, whatever the times say', () => {
+    const run = finishedAt('2025-01-15T10:24:00Z', 'completionTime', FINALIZED);
+    assert.ok(kinds(decide(run, { nudgeConfigCreatedAt: CREATED }).intents).includes('recordOutcomes'));
+  });
+});
+
 describe('decideDispatch: the finalizer', () => {
   it('goes on while a push build with targets runs, before anything else happens', () => {
     assert.deepEqual(decide(build({ running: true })).intents, [
