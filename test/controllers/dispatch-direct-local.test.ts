@@ -247,6 +247,50 @@ describe('direct executor on the local forge', () => {
     assert.match(pulls[1]?.body ?? '', /`bbbbbbb` -> `ccccccc`/);
   });
 
+  it('ends on the newest build whatever order the builds arrive in, as one commit in one pull request', async () => {
+    const builds = ['1', '2', '3', '4', '5'].map((n, i) => ({
+      digest: n,
+      pipelineRun: `operand-on-push-${n}`,
+      createdAt: `2026-01-01T1${String(i)}:00:00Z`,
+    }));
+    for (const order of [
+      [4, 0, 3, 1, 2],
+      [1, 3, 0, 4, 2],
+      [0, 1, 2, 3, 4],
+    ]) {
+      const { forge, repo, url, executor, show } = await setup(`direct-order-${order.join('')}`);
+      for (const index of order) {
+        const outcome = await executor.fire(nudgeRequest(url, builds[index] ?? BUILD_1));
+        assert.equal(outcome.result.ok, true, `${order.join(',')}: ${detailOf(outcome)}`);
+      }
+      const pulls = await forge.listPullRequests(repo);
+      assert.deepEqual(
+        pulls.map((pull) => [pull.state, pull.title]),
+        [['open', 'Update operand to 5555555']],
+        order.join(','),
+      );
+      assert.equal((await forge.listCommits(repo, pulls[0]?.number ?? 0)).length, 1);
+      assert.equal(show(BRANCH, 'Dockerfile'), `FROM ${IMAGE}@${digestOf('5')}\n`);
+    }
+  });
+
+  it('serialises fires to one branch: builds fired at once all succeed and the newest wins', async () => {
+    const { forge, repo, url, executor } = await setup('direct-concurrent');
+    const outcomes = await Promise.all(
+      [BUILD_2, BUILD_3, BUILD_1].map((build) => executor.fire(nudgeRequest(url, build))),
+    );
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.result.ok),
+      [true, true, true],
+      outcomes.map(detailOf).join('; '),
+    );
+    const pulls = await forge.listPullRequests(repo);
+    assert.deepEqual(
+      pulls.map((pull) => [pull.state, pull.title]),
+      [['open', 'Update operand to ccccccc']],
+    );
+  });
+
   it('orders builds created in the same second by PipelineRun name', async () => {
     const { forge, repo, url, executor } = await setup('direct-tie');
     const sameSecond = { ...BUILD_1, digest: 'd', pipelineRun: 'operand-on-push-1b' };
