@@ -1,9 +1,14 @@
 // `npm run bench`: prints figures; asserts nothing. Each benchmark names its target where the issue
 // gives one. Run on a quiet machine; figures vary with the host.
+//
+// `node bench/run.ts --only <name>[,<name>…]` runs some: a name is a benchmark's (see BENCHMARKS)
+// or the part before its first `-` (`dispatch` runs dispatch-latency and dispatch-burst).
+// `--quick` makes the dispatch benchmarks smaller (10 latency samples, a 200-build burst).
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { buildNudgeGraphs } from '../src/domain/graph.ts';
 import { planImpact } from '../src/domain/plan.ts';
 import { validateManifestSet } from '../src/domain/validate.ts';
@@ -20,6 +25,8 @@ import {
 } from './generate.ts';
 import { benchChangeGroups } from './changegroups.ts';
 import { benchCliMemory, formatCliMemory } from './cli-memory.ts';
+import { benchDispatchBurst } from './dispatch-burst.ts';
+import { benchDispatchLatency } from './dispatch-latency.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
@@ -173,15 +180,52 @@ function benchParsers(): void {
   );
 }
 
+const { values: flags } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean' } } });
+const quick = flags.quick === true;
+
+async function print(figure: Promise<string>): Promise<void> {
+  console.log(await figure);
+}
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+const BENCHMARKS: readonly (readonly [name: string, run: () => unknown])[] = [
+  ['parsers', benchParsers],
+  ['validate', benchValidate5000],
+  ['validate-tree', benchValidateTree],
+  ['plan', benchPlan10000],
+  ['cli-memory', () => print(benchCliMemory().then(formatCliMemory))],
+  ['webhook', benchWebhook],
+  ['webhook-memory', () => print(benchWebhookMemory().then(formatWebhookMemory))],
+  ['informer-memory', () => print(benchInformerMemory().then(formatInformerMemory))],
+  ['stale-references', () => print(benchStaleReferences())],
+  ['pr-update', () => print(benchPrUpdate())],
+  ['changegroups', () => print(benchChangeGroups({ sizes: [3, 30, 100], readySamples: 30 }))],
+  [
+    'dispatch-latency',
+    () => print(benchDispatchLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 3 })),
+  ],
+  ['dispatch-burst', () => print(benchDispatchBurst({ namespaces: quick ? 20 : 100 }))],
+];
+
+/** A benchmark's own name picks it alone; otherwise a name picks every `<name>-…` benchmark. */
+function picks(wanted: string, name: string): boolean {
+  return BENCHMARKS.some(([known]) => known === wanted) ? name === wanted : name.startsWith(`${wanted}-`);
+}
+
+function selected(only: string | undefined): readonly (readonly [string, () => unknown])[] {
+  if (only === undefined) return BENCHMARKS;
+  const wanted = only.split(',').map((name) => name.trim());
+  const unknown = wanted.filter((w) => !BENCHMARKS.some(([name]) => picks(w, name)));
+  if (unknown.length > 0) {
+    console.error(
+      `--only: no benchmark named ${unknown.join(', ')}; known: ${BENCHMARKS.map(([name]) => name).join(', ')}`,
+    );
+    process.exit(2);
+  }
+  return BENCHMARKS.filter(([name]) => wanted.some((w) => picks(w, name)));
+}
+
+const chosen = selected(flags.only);
 header();
-benchParsers();
-benchValidate5000();
-await benchValidateTree();
-await benchPlan10000();
-console.log(formatCliMemory(await benchCliMemory()));
-await benchWebhook();
-console.log(formatWebhookMemory(await benchWebhookMemory()));
-console.log(formatInformerMemory(await benchInformerMemory()));
-console.log(await benchStaleReferences());
-console.log(await benchPrUpdate());
-console.log(await benchChangeGroups({ sizes: [3, 30, 100], readySamples: 30 }));
+if (quick) console.log('--quick: dispatch benchmarks at a smaller size (10 latency samples, 200-build burst)');
+for (const [, run] of chosen) await run();
