@@ -392,6 +392,20 @@ describe('direct executor on the local forge', () => {
     assert.match((await forge.findPullRequestByHeadBranch(repo, BRANCH))?.body ?? '', /^Image created from ''\n/);
   });
 
+  it('dates the commit by the build PipelineRun when the verified build carries no time', async () => {
+    const { forge, repo, url, executor, pushes } = await setup('direct-no-time');
+    const request = nudgeRequest(url, BUILD_1);
+    const { createdAt: _dropped, ...build } = request.build;
+    const untimed = { ...request, build };
+    assert.equal((await executor.fire(untimed)).result.ok, true);
+    assert.equal((await executor.fire(untimed)).result.ok, true);
+    assert.equal(await pushes(), 1, 'the same commit: not pushed again');
+    assert.match(
+      (await forge.findPullRequestByHeadBranch(repo, BRANCH))?.body ?? '',
+      /createdAt=2026-01-01T10:00:00Z /,
+    );
+  });
+
   it('opens no pull request when no selected file references the image', async () => {
     const { forge, repo, url, executor } = await setup('direct-none');
     const request = nudgeRequest(url, BUILD_1);

@@ -109,8 +109,11 @@ export class DirectNudgeExecutor implements NudgeExecutor {
     const { branch, base, notices } = target;
     const gitAuthor = (this.#options.gitAuthorOf ?? defaultGitAuthorOf)(forge);
     const identity = gitIdentityOf(gitAuthor);
+    // The build's creation time orders builds and dates the commit (so that a repeat makes the same
+    // sha); the cached PipelineRun has it when the verified build does not.
+    const createdAt = request.build.createdAt ?? request.buildRun.metadata?.creationTimestamp ?? undefined;
     const stamp: NudgeBuildStamp = {
-      createdAt: request.build.createdAt,
+      createdAt,
       pipelineRun: request.build.pipelineRun,
       digest: request.build.digest,
     };
@@ -154,7 +157,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       files: changes.files,
       message: text.commit.message,
       author: identity,
-      ...(request.build.createdAt === undefined ? {} : { date: request.build.createdAt }),
+      ...(createdAt === undefined ? {} : { date: createdAt }),
     });
 
     signal?.throwIfAborted();
