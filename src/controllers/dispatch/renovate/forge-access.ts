@@ -12,6 +12,17 @@ import { DEFAULT_RENOVATE_USER, githubAppGitAuthor, scmTokenGitAuthor } from '..
 import { isRecord } from '../../../domain/records.ts';
 import type { RenovatePlatform } from '../../../schema/renovate-config.ts';
 
+/**
+ * How long the token put into a nudge's Secret must still be valid when the fire resolves it
+ * (docs/decisions.md N23, N24). The token is read by the run, not by the fire: Tekton may queue the
+ * run, resolve and schedule its pod and pull the Renovate image (gigabytes) first, and Renovate then
+ * works on the repository for minutes. A kept GitHub App installation token can have as little as
+ * TOKEN_REFRESH_MARGIN_MS (5 minutes) left, enough for the direct executor's push that starts at
+ * once, not for a run that starts later; a token minted now lives an hour, so asking for 30 minutes
+ * mints at most one token per repository and half hour for renovate nudges.
+ */
+export const RENOVATE_TOKEN_MIN_VALIDITY_MS = 30 * 60 * 1000;
+
 export interface RenovateForgeAccess {
   readonly platform: RenovatePlatform;
   /** The forge API Renovate talks to, with a trailing `/` as build-service writes it. */
@@ -92,7 +103,9 @@ export class ForgeResolverAccess implements RenovateForgeAccessResolver {
   }
 
   async resolve(gitUrl: string, namespace: string, signal?: AbortSignal): Promise<RenovateForgeAccess> {
-    const resolved = await this.#resolver.resolve(gitUrl, namespace, signal);
+    const resolved = await this.#resolver.resolve(gitUrl, namespace, signal, {
+      minTokenValidityMs: RENOVATE_TOKEN_MIN_VALIDITY_MS,
+    });
     const { repo } = resolved;
     const shown = redactUserInfo(repo.url);
     const forge = this.#hosts.get(repo.host);
