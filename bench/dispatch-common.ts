@@ -18,7 +18,7 @@ import { COMPONENT_LABEL } from '../src/domain/nudge-pipelinerun.ts';
 import { isRecord } from '../src/domain/records.ts';
 import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { startSandboxEnvironment, type SandboxEnvironment } from '../src/sandbox/environment.ts';
-import { dispatchSettled, MarkerReadError } from '../src/sandbox/scenario/nudges.ts';
+import { dispatchSettled } from '../src/sandbox/scenario/nudges.ts';
 
 /** `<namespace>/<name>`: how the benchmarks key builds. */
 export function buildKey(namespace: string, name: string): string {
@@ -78,40 +78,100 @@ type PatchRest = [type: PatchType, patch: unknown, options?: WriteOptions];
 interface WatchedBuild {
   /** Each target's state as last written, in the marker's own text (`firing:1:<time>`, …). */
   readonly states: Map<string, string>;
-  /** When the watch first saw a `firing` entry: the dispatcher has decided and calls an executor. */
+  /** When a `firing` entry was first seen: the dispatcher has decided and calls an executor. */
   firstFiringAt?: number;
   settledAt?: number;
 }
 
+/** Which targets a build of `component` in `namespace` has: what settled means for it. */
+export type TargetsOf = (namespace: string, component: string) => readonly string[];
+
 /**
- * Every write of the dispatcher's done-marker on push builds, seen through one watch from the
- * moment `start` returns. The dispatcher writes a target's `firing` entry (a compare-and-swap)
- * before each executor call, so the `firing` entries a key passes through are its fires: more
- * than one is a duplicate (or a retry, which the benchmarks do not expect either). A build is
- * settled when dispatchSettled says so (every target named and final), the sandbox's own rule.
+ * What successive versions of push build PipelineRuns say about the dispatcher's done-markers
+ * (docs/decisions.md N18). The dispatcher writes a target's `firing` entry (a compare-and-swap)
+ * before each executor call, so every new `firing` entry of a key is a fire: more than one is a
+ * duplicate (or a retry, which the benchmarks do not expect either). A build is settled when
+ * dispatchSettled says so (every target named and final), the sandbox's own rule.
  */
-export class MarkerWatch {
+export class MarkerHistory {
   readonly #builds = new Map<string, WatchedBuild>();
   readonly #fires = new Map<string, number>();
   readonly #unreadable = new Set<string>();
-  readonly #targetsOf: (namespace: string, component: string) => readonly string[];
+  readonly #targetsOf: TargetsOf;
+  readonly #now: () => number;
+
+  constructor(targetsOf: TargetsOf, now: () => number = () => performance.now()) {
+    this.#targetsOf = targetsOf;
+    this.#now = now;
+  }
+
+  /** One version of a build PipelineRun, in the order the API server wrote them. */
+  see(run: KubeObject): void {
+    const namespace = run.metadata?.namespace ?? '';
+    const name = run.metadata?.name ?? '';
+    const key = buildKey(namespace, name);
+    const text = run.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
+    const build = this.#builds.get(key) ?? { states: new Map<string, string>() };
+    this.#builds.set(key, build);
+    if (text === undefined) return;
+    const reading = parseMarker(text);
+    if (!reading.ok) {
+      this.#unreadable.add(key);
+      return;
+    }
+    for (const entry of reading.marker.entries) {
+      const state = serializedState(text, entry.name);
+      if (entry.state.kind === 'firing' && build.states.get(entry.name) !== state) {
+        const fireKey = `${key} ${entry.name}`;
+        this.#fires.set(fireKey, (this.#fires.get(fireKey) ?? 0) + 1);
+        build.firstFiringAt ??= this.#now();
+      }
+      build.states.set(entry.name, state);
+    }
+    const component = run.metadata?.labels?.[COMPONENT_LABEL] ?? '';
+    if (build.settledAt === undefined && dispatchSettled(name, this.#targetsOf(namespace, component), text)) {
+      build.settledAt = this.#now();
+    }
+  }
+
+  /** When `namespace/name` was first seen settled; undefined while it is not. */
+  settledAt(namespace: string, name: string): number | undefined {
+    return this.#builds.get(buildKey(namespace, name))?.settledAt;
+  }
+
+  /** When a `firing` entry was first seen on `namespace/name`; undefined before. */
+  firstFiringAt(namespace: string, name: string): number | undefined {
+    return this.#builds.get(buildKey(namespace, name))?.firstFiringAt;
+  }
+
+  /** Each target's last state text of `namespace/name` (`pullRequest`, `failed:<reason>`, …). */
+  states(namespace: string, name: string): ReadonlyMap<string, string> {
+    return this.#builds.get(buildKey(namespace, name))?.states ?? new Map();
+  }
+
+  /** Fires per dispatch key (`<namespace>/<build> <target>`), as counted from `firing` entries. */
+  get fires(): ReadonlyMap<string, number> {
+    return this.#fires;
+  }
+
+  /** Builds whose marker the dispatcher's own parser refuses. */
+  get unreadable(): ReadonlySet<string> {
+    return this.#unreadable;
+  }
+}
+
+/** A MarkerHistory fed by one watch on push build PipelineRuns, from the moment `start` returns. */
+export class MarkerWatch extends MarkerHistory {
   readonly #abort = new AbortController();
   #failure: unknown;
   #loop: Promise<void> = Promise.resolve();
 
-  private constructor(targetsOf: (namespace: string, component: string) => readonly string[]) {
-    this.#targetsOf = targetsOf;
-  }
-
   /** Watching once the LIST it starts from has answered. */
-  static async start(
-    client: KubeClient,
-    targetsOf: (namespace: string, component: string) => readonly string[],
-  ): Promise<MarkerWatch> {
+  static async start(client: KubeClient, targetsOf: TargetsOf): Promise<MarkerWatch> {
     const watch = new MarkerWatch(targetsOf);
     const source = new KubeListWatchSource<KubeObject>(client.http, PIPELINE_RUNS, PUSH_BUILD_RUNS_SELECTOR);
     const listed = await source.list({});
-    for (const run of listed.items) watch.#see(run);
+    for (const run of listed.items) watch.see(run);
     watch.#loop = watch.#follow(source, listed.resourceVersion).catch((error: unknown) => {
       if (!watch.#abort.signal.aborted) watch.#failure = error;
     });
@@ -130,82 +190,26 @@ export class MarkerWatch {
       for await (const event of events) {
         if (event.type === 'ERROR') throw new Error(`marker watch: ${JSON.stringify(event.status)}`);
         resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
-        if (event.type !== 'BOOKMARK') this.#see(event.object);
+        if (event.type !== 'BOOKMARK') this.see(event.object);
       }
     }
   }
 
-  #see(run: KubeObject): void {
-    const namespace = run.metadata?.namespace ?? '';
-    const name = run.metadata?.name ?? '';
-    const key = buildKey(namespace, name);
-    const text = run.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
-    const build = this.#builds.get(key) ?? { states: new Map<string, string>() };
-    this.#builds.set(key, build);
-    if (text === undefined) return;
-    const reading = parseMarker(text);
-    if (!reading.ok) {
-      this.#unreadable.add(key);
-      return;
+  /** As MarkerHistory's, but a failed watch is an error rather than a build never settled. */
+  override settledAt(namespace: string, name: string): number | undefined {
+    if (this.#failure !== undefined) {
+      throw new Error('the marker watch failed; the figures would be incomplete', { cause: this.#failure });
     }
-    for (const entry of reading.marker.entries) {
-      const state = serializedState(text, entry.name);
-      if (entry.state.kind === 'firing' && build.states.get(entry.name) !== state) {
-        const fireKey = `${key} ${entry.name}`;
-        this.#fires.set(fireKey, (this.#fires.get(fireKey) ?? 0) + 1);
-        build.firstFiringAt ??= performance.now();
-      }
-      build.states.set(entry.name, state);
-    }
-    const component = run.metadata?.labels?.[COMPONENT_LABEL] ?? '';
-    try {
-      if (build.settledAt === undefined && dispatchSettled(name, this.#targetsOf(namespace, component), text)) {
-        build.settledAt = performance.now();
-      }
-    } catch (error) {
-      if (!(error instanceof MarkerReadError)) throw error;
-      this.#unreadable.add(key);
-    }
+    return super.settledAt(namespace, name);
   }
 
-  #check(): void {
-    if (this.#failure === undefined) return;
-    throw new Error('the marker watch failed; the figures would be incomplete', { cause: this.#failure });
-  }
-
-  /** When the watch first saw `namespace/name` settled; undefined while it is not. */
-  settledAt(namespace: string, name: string): number | undefined {
-    this.#check();
-    return this.#builds.get(buildKey(namespace, name))?.settledAt;
-  }
-
-  /** When the watch first saw a `firing` entry on `namespace/name`; undefined before. */
-  firstFiringAt(namespace: string, name: string): number | undefined {
-    return this.#builds.get(buildKey(namespace, name))?.firstFiringAt;
-  }
-
-  /** Each target's final state text of `namespace/name` (`pullRequest`, `failed:<reason>`, …). */
-  states(namespace: string, name: string): ReadonlyMap<string, string> {
-    return this.#builds.get(buildKey(namespace, name))?.states ?? new Map();
-  }
-
-  /** Fires per dispatch key (`<namespace>/<build> <target>`), as counted from `firing` entries. */
-  get fires(): ReadonlyMap<string, number> {
-    return this.#fires;
-  }
-
-  /** Builds whose marker the dispatcher's own parser refuses. */
-  get unreadable(): ReadonlySet<string> {
-    return this.#unreadable;
-  }
-
-  /** Resolves once `namespace/name` is settled; a MarkerWatchTimeout after `timeoutMs`. */
+  /** Resolves once `namespace/name` is settled; rejects after `timeoutMs` with its marker. */
   async waitSettled(namespace: string, name: string, timeoutMs: number): Promise<number> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const at = this.settledAt(namespace, name);
       if (at !== undefined) return at;
-      if (this.#unreadable.has(buildKey(namespace, name))) {
+      if (this.unreadable.has(buildKey(namespace, name))) {
         throw new Error(`build ${buildKey(namespace, name)}: the dispatcher wrote a marker it cannot read`);
       }
       if (performance.now() > deadline) {
@@ -307,9 +311,7 @@ export interface DispatchSandbox {
   readonly env: SandboxEnvironment;
   readonly warnings: WarningLog;
   /** A MarkerWatch (see there), stopped with the sandbox. */
-  readonly watchMarkers: (
-    targetsOf: (namespace: string, component: string) => readonly string[],
-  ) => Promise<MarkerWatch>;
+  readonly watchMarkers: (targetsOf: TargetsOf) => Promise<MarkerWatch>;
 }
 
 /** A sandbox whose logger is a WarningLog, for `run`; closed (watches first) however `run` ends. */
