@@ -21,7 +21,7 @@ import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/d
 import { recordBuildKey } from '../../domain/nudge/dispatch-release.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
 import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
-import type { ObjectKey } from '../../runtime/reconciler.ts';
+import { objectKeyOf, type ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
@@ -31,7 +31,9 @@ import type { NudgeExecutors } from './executor.ts';
 import { defaultExecutors } from './default-executors.ts';
 import { EXECUTOR_ANNOTATION, unsettledBuildsOf } from './inputs.ts';
 import { dispatchMetrics } from './metrics.ts';
+import { NudgeRunFailureReconciler } from './nudge-run-failures.ts';
 import { DispatchReconciler } from './reconciler.ts';
+import { isRenovateExecutorRun } from '../../domain/nudge/nudge-run-failure.ts';
 
 export interface DispatchControllerOptions {
   /** `--nudge-dispatch`: false leaves firing to integration-service (docs/decisions.md D9). */
@@ -68,6 +70,11 @@ function buildOfRecord(run: PipelineRun): ObjectKey[] {
   return key === undefined ? [] : [key];
 }
 
+/** One of the renovate executor's runs wakes itself; any other nudge PipelineRun wakes nothing. */
+function renovateExecutorRunKey(run: PipelineRun): ObjectKey[] {
+  return isRenovateExecutorRun(run) ? [objectKeyOf(run)] : [];
+}
+
 function nudgeConfigChanged(previous: ClusterNudgeConfig, current: ClusterNudgeConfig): boolean {
   const executor = (config: ClusterNudgeConfig) => config.metadata?.annotations?.[EXECUTOR_ANNOTATION];
   return generationChanged(previous, current) || executor(previous) !== executor(current);
@@ -99,6 +106,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // and runs this shared informer in the same leadership term; read here, never run twice. Empty
     // while release-service is absent: then only build repositories are rewritten, as there.
     const releasePlanAdmissions = informers.informer(RELEASE_PLAN_ADMISSIONS_KIND, { runByCaller: true });
+    const metrics = dispatchMetrics(registry);
     const controller = new Controller({
       reconciler: new DispatchReconciler({
         client,
@@ -113,7 +121,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         ...(options.policy === undefined ? {} : { policy: options.policy }),
         ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
         events,
-        metrics: dispatchMetrics(registry),
+        metrics,
         logger,
       }),
       concurrency: options.workers ?? 4,
@@ -130,11 +138,28 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     controller.watch(nudgeConfigs, { map: wake, updatePredicate: nudgeConfigChanged });
     controller.watch(components, { map: wake, updatePredicate: generationChanged });
     controller.watch(changeGroups, { map: wake, updatePredicate: changeGroupChanged });
-    return (signal) =>
-      controller.start(signal).catch((error: unknown) => {
-        // A cluster without Tekton's CRD never syncs the build cache; the other controllers stay up.
+    // The renovate executor's runs that end Succeeded=False are told once (docs/decisions.md N24):
+    // keys of their own, on the same nudge PipelineRun cache, never mixed with the builds' keys.
+    const runFailures = new Controller({
+      reconciler: new NudgeRunFailureReconciler({
+        client,
+        nudgeRuns: nudgeRuns.store,
+        components: components.store,
+        metrics,
+      }),
+      registry,
+      logger,
+      ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+    });
+    runFailures.watch(nudgeRuns, { map: renovateExecutorRunKey });
+    // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
+    const run = (started: Controller, signal: AbortSignal) =>
+      started.start(signal).catch((error: unknown) => {
         if (!(error instanceof CacheSyncTimeoutError)) throw error;
-        logger.error({ err: error }, 'dispatcher not running: a cache did not sync');
+        logger.error({ err: error, controller: started.name }, 'dispatcher not running: a cache did not sync');
       });
+    return async (signal) => {
+      await Promise.all([run(controller, signal), run(runFailures, signal)]);
+    };
   },
 };

@@ -1,7 +1,8 @@
 // What the dispatcher did (docs/decisions.md D9, N18), for dashboards and alerts: final outcomes per
 // (build, target) by executor, how long fires take, and every failed attempt by reason. Counted
 // when the marker write that records them succeeded, so a write lost to a conflict or a crash is
-// counted by the decision that writes it again, once.
+// counted by the decision that writes it again, once. And the renovate executor's nudge runs that
+// failed after their fire succeeded (docs/decisions.md N24), counted with the Event that tells them.
 import type { Counter, Histogram } from 'prom-client';
 import { counter, histogram, type Registry } from '../../runtime/metrics.ts';
 
@@ -12,6 +13,13 @@ export interface DispatchMetrics {
   readonly nudges: Counter<'executor' | 'outcome'>;
   readonly fireDuration: Histogram<'executor'>;
   readonly failedAttempts: Counter<'executor' | 'reason'>;
+  /**
+   * The renovate executor's nudge PipelineRuns that ended Succeeded=False, by Tekton's reason
+   * (docs/decisions.md N24). Not failedAttempts: that counts fires the dispatcher retries, and this
+   * run's fire already counted as a pullRequest outcome; a run failure is after both, and nothing
+   * retries it. Counted with the Event that tells it, once per run.
+   */
+  readonly nudgeRunsFailed: Counter<'reason'>;
 }
 
 /** A Renovate run is created in well under a second; the direct executor clones and pushes. */
@@ -34,6 +42,11 @@ export function dispatchMetrics(registry: Registry): DispatchMetrics {
       name: 'nudger_nudge_failed_attempts_total',
       help: 'Attempts to nudge a target that failed (each retry counts), by executor and reason',
       labelNames: ['executor', 'reason'],
+    }),
+    nudgeRunsFailed: counter(registry, {
+      name: 'nudger_nudge_runs_failed_total',
+      help: "The renovate executor's nudge PipelineRuns that ended Succeeded=False, by Tekton's reason; each told once as ComponentNudgeFailed",
+      labelNames: ['reason'],
     }),
   };
 }
