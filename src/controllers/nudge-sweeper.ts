@@ -13,6 +13,7 @@ import {
   PIPELINERUN_CANCELLED,
   REDISPATCHED_FROM_ANNOTATION,
   REDISPATCH_ANNOTATION,
+  REDISPATCH_DEFERRED_ANNOTATION,
   RELEASED_TARGETS_ANNOTATION,
   cancelPatch,
   targetPairsOf,
@@ -25,11 +26,23 @@ import {
 } from '../domain/changegroup/integration-service-leftovers.ts';
 import { decideSweep, hasStarted } from '../domain/changegroup/sweep.ts';
 import { decodePipelineRun } from '../domain/cluster-objects.ts';
-import { isNudgePipelineRun, pipelineRunView } from '../domain/nudge-pipelinerun.ts';
+import {
+  isNudgePipelineRun,
+  NUDGING_PIPELINE_ANNOTATION,
+  nudgePipelineRunOf,
+  pipelineRunView,
+} from '../domain/nudge-pipelinerun.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/reconciler.ts';
 import type { Store } from '../runtime/store.ts';
-import { REDISPATCHED_TARGETS_ANNOTATION, redispatchName, redispatchNudge } from './redispatch.ts';
+import {
+  isFinalOutcome,
+  markRun,
+  REDISPATCHED_TARGETS_ANNOTATION,
+  RedispatchFailedError,
+  redispatchName,
+  type Redispatcher,
+} from './redispatch.ts';
 import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 import type { ClusterChangeGroup } from '../schema/changegroup.ts';
 import type { PipelineRun } from '../schema/pipelinerun.ts';
@@ -45,6 +58,12 @@ export interface NudgeSweeperOptions {
    */
   readonly changeGroupObjects?: Store<ClusterChangeGroup>;
   readonly events?: Pick<EventRecorder, 'event'>;
+  /**
+   * The manager's executors (src/controllers/redispatch.ts): the targets a partial hold leaves
+   * uncovered are fired from the run's build. Absent (`--nudge-dispatch=false`): they wait for
+   * the ChangeGroup to release the whole run (docs/decisions.md N26).
+   */
+  readonly redispatcher?: Pick<Redispatcher, 'fire'>;
   /** Delay before retrying a patch the server rejected because the run changed; default 1 s. */
   readonly conflictRetryMs?: number;
 }
@@ -52,6 +71,8 @@ export interface NudgeSweeperOptions {
 export const HELD_EVENT_REASON = 'HeldByChangeGroup';
 export const LEFTOVERS_DELETED_EVENT_REASON = 'IntegrationServiceLeftoversDeleted';
 export const LEFTOVERS_FORBIDDEN_EVENT_REASON = 'IntegrationServiceLeftoversForbidden';
+export const REDISPATCHED_EVENT_REASON = 'NudgeRedispatched';
+export const REDISPATCH_DEFERRED_EVENT_REASON = 'NudgeRedispatchDeferred';
 const FIELD_MANAGER = 'nudger-nudge-sweeper';
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
 
@@ -105,25 +126,41 @@ export class NudgeSweepReconciler implements Reconciler {
   }
 
   /**
-   * A run cancelled for some targets only: the others must still be nudged, so a copy for them is
-   * created (once; see redispatch.ts). The run must really be cancelled: an annotation alone on a
-   * running nudge would otherwise double its targets' nudges.
+   * A run cancelled for some targets only: the others must still be nudged. A Renovate run cannot
+   * be trimmed (a copy runs every config it mounts), so each is fired from the run's build through
+   * the manager's executors, and the run is marked only after every fire ended (a crash in between
+   * fires again with the same key, which opens nothing twice). The run must really be cancelled:
+   * an annotation alone on a running nudge would otherwise double its targets' nudges.
    */
   async #redispatchUncovered(pipelineRun: PipelineRun, signal: AbortSignal): Promise<undefined> {
     const targets = pendingRedispatch(pipelineRun);
     if (targets.length === 0 || pipelineRun.spec?.status !== PIPELINERUN_CANCELLED) return undefined;
-    const copy = await redispatchNudge(
-      this.#options.client,
-      pipelineRun,
-      targets,
-      { key: REDISPATCHED_TARGETS_ANNOTATION, value: targets.join(' ') },
-      signal,
-    );
-    this.#options.events?.event(
+    const { client, events, redispatcher } = this.#options;
+    const name = pipelineRun.metadata?.name ?? '';
+    if (redispatcher === undefined) {
+      // docs/decisions.md N26: no executor to fire them with, and a copy would bypass the hold.
+      if (pipelineRun.metadata?.annotations?.[REDISPATCH_DEFERRED_ANNOTATION] !== undefined) return undefined;
+      await markRun(client, pipelineRun, { key: REDISPATCH_DEFERRED_ANNOTATION, value: targets.join(' ') }, signal);
+      events?.event(
+        pipelineRun,
+        'Warning',
+        REDISPATCH_DEFERRED_EVENT_REASON,
+        `the nudges of ${targets.join(', ')} wait for the ChangeGroup to release this whole run: nudger runs no executor (--nudge-dispatch=false) and a Renovate run cannot be trimmed`,
+      );
+      return undefined;
+    }
+    for (const target of targets) {
+      const outcome = await redispatcher.fire(pipelineRun, target, signal);
+      if (!isFinalOutcome(outcome)) {
+        throw new RedispatchFailedError(name, target, outcome.kind === 'failed' ? outcome.reason : '', 'retried');
+      }
+    }
+    await markRun(client, pipelineRun, { key: REDISPATCHED_TARGETS_ANNOTATION, value: targets.join(' ') }, signal);
+    events?.event(
       pipelineRun,
       'Normal',
-      'NudgeRedispatched',
-      `nudges of ${targets.join(', ')} re-dispatched as ${copy}`,
+      REDISPATCHED_EVENT_REASON,
+      `nudges of ${targets.join(', ')} fired from build ${pipelineRun.metadata?.annotations?.[NUDGING_PIPELINE_ANNOTATION] ?? ''} by nudger's executor`,
     );
     return undefined;
   }
@@ -167,7 +204,10 @@ export class NudgeSweepReconciler implements Reconciler {
     if (changeGroupObjects === undefined || !isIntegrationServiceNudge(run)) return undefined;
     const namespace = run.metadata?.namespace ?? '';
     const changeGroups = changeGroupObjects.list(namespace);
-    if (decideLeftovers(run, { nudgeRuns: pipelineRuns.list(namespace), changeGroups }).action !== 'delete') {
+    const releasesCopy = this.#options.redispatcher === undefined;
+    if (
+      decideLeftovers(run, { nudgeRuns: pipelineRuns.list(namespace), changeGroups, releasesCopy }).action !== 'delete'
+    ) {
       return undefined;
     }
     // Decided again on the run and its copies as the API server has them now. The caches of two
@@ -175,7 +215,7 @@ export class NudgeSweepReconciler implements Reconciler {
     // release it made of this run on its way out (a copy, then the released pair) reached ours.
     const fresh = await this.#freshRunAndCopies(run, signal);
     if (fresh === undefined) return undefined;
-    const decision = decideLeftovers(fresh.run, { nudgeRuns: fresh.copies, changeGroups });
+    const decision = decideLeftovers(fresh.run, { nudgeRuns: fresh.copies, changeGroups, releasesCopy });
     if (decision.action !== 'delete') return undefined;
     for (const [ref, name] of [
       [SECRETS, decision.secret],
@@ -223,11 +263,15 @@ export class NudgeSweepReconciler implements Reconciler {
   }
 }
 
-/** The names of the copies nudger made of `run`: for a partial hold's targets, and per release. */
+/**
+ * The names of the copies nudger may have made of `run`: the whole run (docs/decisions.md N26) and,
+ * from before targets were fired through the executors, one per re-dispatch or release.
+ */
 function copyNamesOf(run: PipelineRun): string[] {
   const name = run.metadata?.name ?? '';
   const annotations = run.metadata?.annotations ?? {};
-  const names: string[] = [];
+  const reading = nudgePipelineRunOf(run);
+  const names: string[] = [redispatchName(name, reading.ok ? reading.nudge.nudgedComponents : [])];
   const handedBack = (annotations[REDISPATCHED_TARGETS_ANNOTATION] ?? '').split(/\s+/).filter((t) => t !== '');
   if (handedBack.length > 0) names.push(redispatchName(name, handedBack));
   for (const pair of targetPairsOf(annotations[RELEASED_TARGETS_ANNOTATION])) {

@@ -1,5 +1,5 @@
 // A ChangeGroup releasing what it held (docs/decisions.md N19): a nudge PipelineRun of build-service
-// is copied as before, a held-nudge record of nudger's dispatcher is only marked released, so that
+// without executors is copied whole, a held-nudge record of nudger's dispatcher is only marked released, so that
 // the dispatcher fires its target; its stand-in spec is never run as a copy.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
 import { RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
-import { NotCopyableError, redispatchCopy, redispatchName } from '../../src/controllers/redispatch.ts';
+import { NotCopyableError, redispatchName, wholeRunCopy } from '../../src/controllers/redispatch.ts';
 import type { PipelineRun } from '../../src/schema/pipelinerun.ts';
 import { CG, NS, setup } from './changegroup-env.ts';
 
@@ -57,7 +57,7 @@ describe('ChangeGroup release of a held-nudge record the dispatcher made', () =>
       env.events.filter((e) => e.reason === 'NudgeReleased').map((e) => e.message),
       [
         `the nudge of bundle-x from operand-a (nudge-operand-a-1) is no longer collected; handed back to nudger's dispatcher`,
-        `the nudge of bundle-x from operand-b (nudge-operand-b-2) is no longer collected; re-dispatched as ${writes[1]?.name ?? ''}`,
+        `the nudge of bundle-x from operand-b (nudge-operand-b-2) is no longer collected; re-dispatched whole as ${writes[1]?.name ?? ''}`,
       ],
     );
   });
@@ -67,6 +67,6 @@ describe('ChangeGroup release of a held-nudge record the dispatcher made', () =>
     dirs.push(env.dir);
     env.nudge('operand-a', '1', 1);
     const record = asDispatcherRecord(env.nudgeRuns.get(NS, 'nudge-operand-a-1') ?? {});
-    assert.throws(() => redispatchCopy(record, ['bundle-x']), NotCopyableError);
+    assert.throws(() => wholeRunCopy(record), NotCopyableError);
   });
 });

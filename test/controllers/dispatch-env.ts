@@ -15,6 +15,7 @@ import type { FireOutcome, NudgeExecutor, NudgeRequest } from '../../src/control
 import { dispatchMetrics } from '../../src/controllers/dispatch/metrics.ts';
 import { DispatchReconciler, type DispatchReconcilerOptions } from '../../src/controllers/dispatch/reconciler.ts';
 import type { DispatchExecutor } from '../../src/domain/nudge/dispatch-intents.ts';
+import type { EventRecorder } from '../../src/runtime/events.ts';
 import { createRegistry, type Registry } from '../../src/runtime/metrics.ts';
 import { Store } from '../../src/runtime/store.ts';
 import type { ClusterChangeGroup } from '../../src/schema/changegroup.ts';
@@ -52,6 +53,25 @@ export class RecordingExecutor implements NudgeExecutor {
     this.requests.push(request);
     return this.answer(request, signal);
   }
+}
+
+/** Executors that record their requests, one per kind. */
+export function recordingExecutors(
+  kinds: readonly DispatchExecutor[] = ['direct'],
+): Partial<Record<DispatchExecutor, RecordingExecutor>> {
+  return Object.fromEntries(kinds.map((kind) => [kind, new RecordingExecutor(kind)]));
+}
+
+/** An event recorder writing into `events`. */
+export function recordingEvents(): { events: RecordedEvent[]; recorder: { event: EventRecorder['event'] } } {
+  const events: RecordedEvent[] = [];
+  return {
+    events,
+    recorder: {
+      event: (object, type, reason, message) =>
+        events.push({ kind: object.kind, name: object.metadata?.name, type, reason, message }),
+    },
+  };
 }
 
 function component(name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) {
@@ -119,10 +139,8 @@ export function setup(
   components.upsert(operandA());
   components.upsert(bundleX());
   nudgeConfigs.upsert(nudgeConfig());
-  const executors = Object.fromEntries(
-    (options.executors ?? ['direct']).map((kind) => [kind, new RecordingExecutor(kind)]),
-  ) as Partial<Record<DispatchExecutor, RecordingExecutor>>;
-  const events: RecordedEvent[] = [];
+  const executors = recordingExecutors(options.executors);
+  const { events, recorder } = recordingEvents();
   const registry: Registry = createRegistry();
   let now = T0;
   const reconciler = new DispatchReconciler({
@@ -134,10 +152,7 @@ export function setup(
     nudgeRuns,
     executors,
     defaultExecutor: 'direct',
-    events: {
-      event: (object, type, reason, message) =>
-        events.push({ kind: object.kind, name: object.metadata?.name, type, reason, message }),
-    },
+    events: recorder,
     metrics: dispatchMetrics(registry),
     now: () => now,
     ...options.overrides,

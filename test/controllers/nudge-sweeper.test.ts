@@ -13,7 +13,9 @@ import {
   NudgeSweepReconciler,
   notStartedNudgeRunsFor,
 } from '../../src/controllers/nudge-sweeper.ts';
+import { RedispatchFailedError, type RedispatchOutcome } from '../../src/controllers/redispatch.ts';
 import { Store } from '../../src/runtime/store.ts';
+import type { PipelineRun } from '../../src/schema/pipelinerun.ts';
 
 const NS = 'tenant';
 
@@ -133,11 +135,23 @@ class PipelineRunApi implements ObjectClient {
   delete = (): Promise<never> => Promise.reject(new Error('unused'));
 }
 
-function setup(changeGroups: readonly ChangeGroupView[] = [holding]) {
+/** Records the targets fired through the executors; answers with `answer` (default: fired). */
+class RecordingRedispatcher {
+  readonly fired: { run: string; target: string }[] = [];
+  answer: (target: string) => RedispatchOutcome = () => ({ kind: 'fired', executor: 'direct' });
+  fire(run: PipelineRun, target: string): Promise<RedispatchOutcome> {
+    this.fired.push({ run: run.metadata?.name ?? '', target });
+    return Promise.resolve(this.answer(target));
+  }
+}
+
+function setup(changeGroups: readonly ChangeGroupView[] = [holding], options: { executors?: boolean } = {}) {
   const api = new PipelineRunApi();
   const cache = new Store<KubeObject>();
   const events: { object: KubeObject; type: string; reason: string; message: string }[] = [];
+  const redispatcher = new RecordingRedispatcher();
   const reconciler = new NudgeSweepReconciler({
+    ...(options.executors === false ? {} : { redispatcher }),
     client: api,
     pipelineRuns: cache,
     changeGroups: { inNamespace: (ns) => changeGroups.filter((cg) => cg.namespace === ns) },
@@ -153,7 +167,7 @@ function setup(changeGroups: readonly ChangeGroupView[] = [holding]) {
     cache.upsert(object);
   };
   const reconcile = (name: string) => reconciler.reconcile({ namespace: NS, name }, new AbortController().signal);
-  return { api, cache, events, seed, reconcile };
+  return { api, cache, events, redispatcher, seed, reconcile };
 }
 
 describe('hasStarted', () => {
@@ -214,7 +228,7 @@ describe('decideSweep', () => {
 
 describe('NudgeSweepReconciler', () => {
   it('cancels a held, not-started run with a resourceVersion-guarded patch and records an event', async () => {
-    const { api, events, seed, reconcile } = setup();
+    const { api, events, redispatcher, seed, reconcile } = setup();
     seed(nudgeRun('run-1', { kind: false })); // as a LIST item: no kind or apiVersion
     assert.equal(await reconcile('run-1'), undefined);
     assert.deepEqual(api.patches[0]?.[0], { op: 'test', path: '/metadata/resourceVersion', value: '7' });
@@ -226,11 +240,68 @@ describe('NudgeSweepReconciler', () => {
     assert.ok(event);
     assert.equal(event.reason, HELD_EVENT_REASON);
     assert.match(event.message, /ChangeGroup bundle-update/);
-    // `other` is nudged by the same run but held by no ChangeGroup: a copy nudges it alone.
+    // `other` is nudged by the same run but held by no ChangeGroup: it alone is fired through the
+    // executors. No copy of the run: a copy runs every config it mounts, `bundle` included.
     assert.equal(redispatched?.reason, 'NudgeRedispatched');
-    assert.equal(api.created.length, 1);
-    assert.equal(api.created[0]?.metadata?.annotations?.['build.appstudio.redhat.com/nudged-components'], 'other');
+    assert.deepEqual(redispatcher.fired, [{ run: 'run-1', target: 'other' }]);
+    assert.equal(api.created.length, 0);
     assert.equal(api.live.get('run-1')?.metadata?.annotations?.['nudger.konflux-ci.dev/redispatched-targets'], 'other');
+  });
+
+  it('marks the run only after every uncovered target fired; a failure to retry marks nothing', async () => {
+    const twoUncovered = nudgeRun('run-1');
+    const annotations = twoUncovered.metadata?.annotations ?? {};
+    annotations['build.appstudio.redhat.com/nudged-components'] = 'bundle other third';
+    const { api, redispatcher, seed, reconcile } = setup();
+    redispatcher.answer = (target) =>
+      target === 'third'
+        ? { kind: 'failed', reason: 'forge-unavailable', message: '503', permanent: false }
+        : { kind: 'fired', executor: 'direct' };
+    seed(twoUncovered);
+    await assert.rejects(reconcile('run-1'), (error: unknown) => {
+      assert.ok(error instanceof RedispatchFailedError);
+      assert.equal(error.target, 'third');
+      assert.equal(error.reason, 'forge-unavailable');
+      return true;
+    });
+    assert.equal(
+      api.live.get('run-1')?.metadata?.annotations?.['nudger.konflux-ci.dev/redispatched-targets'],
+      undefined,
+    );
+    // The retry fires both again (same keys in the executors: nothing twice), then marks.
+    const cancelled = api.live.get('run-1');
+    assert.ok(cancelled);
+    redispatcher.answer = () => ({ kind: 'fired', executor: 'direct' });
+    seed(cancelled);
+    await reconcile('run-1');
+    assert.deepEqual(
+      redispatcher.fired.map((f) => f.target),
+      ['other', 'third', 'other', 'third'],
+    );
+    assert.equal(
+      api.live.get('run-1')?.metadata?.annotations?.['nudger.konflux-ci.dev/redispatched-targets'],
+      'other third',
+    );
+  });
+
+  it('without executors, copies nothing and tells once that the uncovered targets wait (N26)', async () => {
+    const { api, cache, events, seed, reconcile } = setup([holding], { executors: false });
+    seed(nudgeRun('run-1'));
+    await reconcile('run-1');
+    assert.equal(api.created.length, 0);
+    const live = api.live.get('run-1');
+    assert.equal(live?.metadata?.annotations?.['nudger.konflux-ci.dev/redispatch-deferred'], 'other');
+    assert.deepEqual(
+      events.map((e) => [e.type, e.reason]),
+      [
+        ['Normal', HELD_EVENT_REASON],
+        ['Warning', 'NudgeRedispatchDeferred'],
+      ],
+    );
+    assert.ok(live);
+    cache.upsert(live);
+    await reconcile('run-1');
+    assert.equal(events.length, 2);
   });
 
   it('does nothing on a second reconcile of the cancelled run', async () => {
@@ -242,7 +313,7 @@ describe('NudgeSweepReconciler', () => {
     cache.upsert(patched); // the watch delivers the patched run
     await reconcile('run-1');
     assert.equal(api.patches.length, 1);
-    assert.equal(api.created.length, 1);
+    assert.equal(api.created.length, 0);
     assert.equal(events.length, 2);
   });
 

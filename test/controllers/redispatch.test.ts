@@ -1,5 +1,8 @@
-// Handing held nudges back to ordinary nudging: the copy's name, its content, and the
-// create-then-mark sequence against a recording ObjectClient.
+// Handing held nudges back to ordinary nudging (docs/decisions.md D2, N26). A Renovate nudge run runs
+// every config it mounts, so a copy cannot narrow it: targets are fired one by one from the run's
+// build through the manager's executors (Redispatcher), and only without executors is the whole run
+// copied (releaseWholeRun). Before, a copy with a narrowed nudged-components annotation was made per
+// target set, which nudged every target again; these tests replace the ones of that copy.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -7,6 +10,7 @@ import type { ObjectClient, PatchType, WriteOptions } from '../../src/adapters/k
 import { errorFromResponse, isAlreadyExists } from '../../src/adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
+import { COMPONENTS_KIND, PIPELINE_RUNS_KIND } from '../../src/cluster/watched-kinds.ts';
 import {
   HELD_BY_ANNOTATION,
   HELD_TARGETS_ANNOTATION,
@@ -15,14 +19,24 @@ import {
 } from '../../src/domain/changegroup/hold-decision.ts';
 import { isDns1123Label } from '../../src/domain/labels.ts';
 import { NUDGED_COMPONENTS_ANNOTATION, readNudgePipelineRun } from '../../src/domain/nudge-pipelinerun.ts';
+import { dispatchKey } from '../../src/domain/nudge/dispatch-held-record.ts';
 import { RELEASED_TARGETS_ANNOTATION } from '../../src/controllers/changegroup/inputs.ts';
 import {
+  isFinalOutcome,
   REDISPATCHED_FROM_ANNOTATION,
   REDISPATCHED_TARGETS_ANNOTATION,
-  redispatchCopy,
+  Redispatcher,
   redispatchName,
-  redispatchNudge,
+  releaseWholeRun,
+  wholeRunCopy,
 } from '../../src/controllers/redispatch.ts';
+import { Store } from '../../src/runtime/store.ts';
+import type { ClusterComponent } from '../../src/schema/component.ts';
+import type { ClusterNudgeConfig } from '../../src/schema/nudgeconfig.ts';
+import { decoded } from '../support/decoded.ts';
+import { buildRun, DIGEST, nudgeRun } from '../domain/changegroup/fixtures.ts';
+import { FakeObjectClient } from '../runtime/fakes.ts';
+import { bundleX, nudgeConfig, operandA, recordingEvents, recordingExecutors } from './dispatch-env.ts';
 
 const NS = 'tenant';
 const ORIGINAL = 'renovate-pipeline-1736935680-ab12c';
@@ -158,19 +172,19 @@ describe('redispatchName', () => {
   });
 });
 
-describe('redispatchCopy', () => {
-  it('copies labels, spec and the other annotations; drops spec.status, status and server fields', () => {
+describe('wholeRunCopy', () => {
+  it('copies labels, spec, every nudged component and the other annotations; drops spec.status, status and server fields', () => {
     const original = heldRun();
-    const copy = redispatchCopy(original, ['other', 'third']) as KubeObject & { spec: Record<string, unknown> };
+    const copy = wholeRunCopy(original) as KubeObject & { spec: Record<string, unknown> };
     assert.equal(copy.apiVersion, 'tekton.dev/v1');
     assert.equal(copy.kind, 'PipelineRun');
     assert.deepEqual(copy.metadata, {
-      name: redispatchName(ORIGINAL, ['other', 'third']),
+      name: redispatchName(ORIGINAL, ['bundle', 'other', 'third']),
       namespace: NS,
       labels: { 'build.appstudio.redhat.com/type': 'nudge', 'app.kubernetes.io/part-of': 'x' },
       annotations: {
         'build.appstudio.redhat.com/nudging-component': 'operand-a',
-        [NUDGED_COMPONENTS_ANNOTATION]: 'other third',
+        [NUDGED_COMPONENTS_ANNOTATION]: 'bundle other third',
         'build.appstudio.redhat.com/nudging-pipeline': 'operand-a-on-push-x7k2p',
         [REDISPATCHED_FROM_ANNOTATION]: ORIGINAL,
       },
@@ -183,24 +197,15 @@ describe('redispatchCopy', () => {
     // The original is left as it was.
     assert.equal((original as { spec: { status?: string } }).spec.status, 'Cancelled');
     assert.equal(original.metadata?.annotations?.[HELD_BY_ANNOTATION], 'bundle-update');
-  });
-
-  it('nudges exactly the targets, sorted, and reads back as a nudge of them', () => {
-    const copy = redispatchCopy(heldRun(), ['third', 'other']);
-    assert.equal(copy.metadata?.annotations?.[NUDGED_COMPONENTS_ANNOTATION], 'other third');
     const reading = readNudgePipelineRun(copy);
     assert.ok(reading.ok);
-    assert.deepEqual(reading.nudge.nudgedComponents, ['other', 'third']);
     assert.equal(reading.nudge.pipelineRun.specStatus, '');
   });
 
-  it('drops a previous redispatched-targets marker', () => {
-    const copy = redispatchCopy(heldRun({ [REDISPATCHED_TARGETS_ANNOTATION]: 'other third' }), ['bundle']);
-    assert.equal(copy.metadata?.annotations?.[REDISPATCHED_TARGETS_ANNOTATION], undefined);
-  });
-
   it('carries none of the markers nudger put on the original (only redispatched-from)', {}, () => {
-    const copy = redispatchCopy(heldRun({ [RELEASED_TARGETS_ANNOTATION]: 'bundle=bundle-update' }), ['bundle']);
+    const copy = wholeRunCopy(
+      heldRun({ [RELEASED_TARGETS_ANNOTATION]: 'bundle=bundle-update', [REDISPATCHED_TARGETS_ANNOTATION]: 'other' }),
+    );
     const nudgerKeys = Object.keys(copy.metadata?.annotations ?? {}).filter((k) =>
       k.startsWith('nudger.konflux-ci.dev/'),
     );
@@ -208,21 +213,21 @@ describe('redispatchCopy', () => {
   });
 });
 
-describe('redispatchNudge', () => {
+describe('releaseWholeRun', () => {
   const marker = { key: RELEASED_TARGETS_ANNOTATION, value: 'bundle=bundle-update' };
 
   it('creates the copy, then merges the marker onto the original', async () => {
     const client = new RecordingClient();
     const signal = new AbortController().signal;
-    const name = await redispatchNudge(client, heldRun(), ['bundle'], marker, signal);
-    assert.equal(name, redispatchName(ORIGINAL, ['bundle']));
+    const name = await releaseWholeRun(client, heldRun(), marker, signal);
+    assert.equal(name, redispatchName(ORIGINAL, ['bundle', 'other', 'third']));
     assert.deepEqual(
       client.calls.map((c) => c.verb),
       ['create', 'patch'],
     );
     const [create, patch] = client.calls;
     assert.equal(create?.ref, PIPELINE_RUNS);
-    assert.deepEqual(create.body, redispatchCopy(heldRun(), ['bundle']));
+    assert.deepEqual(create.body, wholeRunCopy(heldRun()));
     assert.equal(create.options?.signal, signal);
     assert.equal(patch?.ref, PIPELINE_RUNS);
     assert.equal(patch.namespace, NS);
@@ -232,21 +237,15 @@ describe('redispatchNudge', () => {
     assert.equal(patch.options?.signal, signal);
   });
 
-  it('treats AlreadyExists on create as success and still marks the original', async () => {
+  it('treats AlreadyExists on create as success and still marks the original, with one name', async () => {
     const client = new RecordingClient();
+    await releaseWholeRun(client, heldRun(), marker);
     client.createError = { code: 409, reason: 'AlreadyExists' };
-    const name = await redispatchNudge(client, heldRun(), ['bundle'], marker);
-    assert.equal(name, redispatchName(ORIGINAL, ['bundle']));
+    await releaseWholeRun(client, heldRun(), marker);
     assert.deepEqual(
       client.calls.map((c) => c.verb),
-      ['create', 'patch'],
+      ['create', 'patch', 'create', 'patch'],
     );
-  });
-
-  it('gives the same copy name twice, so a retry after a crash creates no second copy', async () => {
-    const client = new RecordingClient();
-    await redispatchNudge(client, heldRun(), ['bundle'], marker);
-    await redispatchNudge(client, heldRun(), ['bundle'], marker);
     const created = client.calls.filter((c) => c.verb === 'create').map((c) => (c.body as KubeObject).metadata?.name);
     assert.equal(new Set(created).size, 1);
   });
@@ -259,7 +258,7 @@ describe('redispatchNudge', () => {
     it(`propagates ${String(error.code)} ${error.reason} from create without marking the original`, async () => {
       const client = new RecordingClient();
       client.createError = error;
-      await assert.rejects(redispatchNudge(client, heldRun(), ['bundle'], marker), (e: unknown) => {
+      await assert.rejects(releaseWholeRun(client, heldRun(), marker), (e: unknown) => {
         assert.ok(!isAlreadyExists(e));
         assert.match(String(e), new RegExp(error.reason));
         return true;
@@ -270,10 +269,155 @@ describe('redispatchNudge', () => {
       );
     });
   }
+});
 
-  it('propagates a failure of the marker patch', async () => {
-    const client = new RecordingClient();
-    client.patchError = { code: 404, reason: 'NotFound' };
-    await assert.rejects(redispatchNudge(client, heldRun(), ['bundle'], marker), /NotFound/);
+describe('Redispatcher', () => {
+  const TENANT = 'my-tenant';
+  const HELD = 'renovate-pipeline-1736935680-ab12c';
+  const BUILD = 'operand-a-on-push-x7k2p';
+
+  async function world(
+    options: {
+      build?: boolean;
+      executors?: ('direct' | 'renovate')[];
+      nudgeConfigAnnotations?: Record<string, string>;
+    } = {},
+  ) {
+    const client = new FakeObjectClient();
+    const components = new Store<ClusterComponent>();
+    const nudgeConfigs = new Store<ClusterNudgeConfig>();
+    components.upsert(operandA());
+    components.upsert(bundleX());
+    components.upsert(
+      decoded(COMPONENTS_KIND, {
+        apiVersion: 'appstudio.redhat.com/v1alpha1',
+        kind: 'Component',
+        metadata: { name: 'docs', namespace: TENANT, uid: 'uid-docs' },
+        spec: { componentName: 'docs', source: { git: { url: 'https://forge.example/acme/docs', revision: 'main' } } },
+      } as KubeObject),
+    );
+    nudgeConfigs.upsert(nudgeConfig(options.nudgeConfigAnnotations));
+    if (options.build !== false) {
+      const raw = buildRun({ name: BUILD, namespace: TENANT, digest: DIGEST('3') }) as KubeObject;
+      raw.metadata = { ...raw.metadata, uid: 'uid-build' };
+      await client.create(PIPELINE_RUNS, raw);
+    }
+    const executors = recordingExecutors(options.executors);
+    const { events, recorder } = recordingEvents();
+    const redispatcher = new Redispatcher({
+      client,
+      components,
+      nudgeConfigs,
+      executors,
+      defaultExecutor: 'direct',
+      events: recorder,
+    });
+    // build-service's run for two targets, held for bundle-x.
+    const held = decoded(
+      PIPELINE_RUNS_KIND,
+      nudgeRun({
+        name: HELD,
+        targets: 'bundle-x docs',
+        extraAnnotations: { [HELD_TARGETS_ANNOTATION]: 'bundle-x=bundle-x-update', [REDISPATCH_ANNOTATION]: 'docs' },
+        spec: { status: 'Cancelled', pipelineSpec: { tasks: [{ name: 'renovate' }] } },
+      }) as KubeObject,
+    );
+    const fire = (target: string) => redispatcher.fire(held, target, new AbortController().signal);
+    return { client, executors, events, fire };
+  }
+
+  it("fires only the target, from the run's verified build, with the dispatcher's key", async () => {
+    const { executors, events, fire } = await world();
+    const outcome = await fire('docs');
+    assert.deepEqual(outcome, {
+      kind: 'fired',
+      executor: 'direct',
+      detail: 'https://forge.example/acme/bundle-x/pull/1',
+    });
+    const requests = executors.direct?.requests ?? [];
+    assert.equal(requests.length, 1);
+    const [request] = requests;
+    assert.equal(request?.nudged.metadata?.name, 'docs');
+    assert.equal(request.key, dispatchKey({ namespace: TENANT, name: BUILD, uid: 'uid-build' }, 'docs'));
+    assert.equal(request.build.pipelineRun, BUILD);
+    assert.equal(request.build.digest, DIGEST('3'));
+    assert.equal(request.buildRun.metadata?.uid, 'uid-build');
+    assert.equal(request.redispatchedFrom, HELD);
+    assert.equal(request.attempt, 1);
+    assert.deepEqual(
+      events.map((e) => [e.kind, e.name, e.type, e.reason]),
+      [['Component', 'operand-a', 'Normal', 'NudgeRedispatched']],
+    );
+    assert.match(events[0]?.message ?? '', /docs/);
+  });
+
+  it('a fire repeated (a crash before the marker) asks the executor with the same key', async () => {
+    const { executors, fire } = await world();
+    await fire('docs');
+    await fire('docs');
+    const keys = (executors.direct?.requests ?? []).map((r) => r.key);
+    assert.equal(keys.length, 2);
+    assert.equal(new Set(keys).size, 1);
+  });
+
+  it('uses the executor the NudgeConfig names', async () => {
+    const { executors, fire } = await world({
+      executors: ['direct', 'renovate'],
+      nudgeConfigAnnotations: { 'nudger.konflux-ci.dev/executor': 'renovate' },
+    });
+    assert.equal((await fire('docs')).kind, 'fired');
+    assert.equal(executors.direct?.requests.length, 0);
+    assert.equal(executors.renovate?.requests.length, 1);
+  });
+
+  it('a build that is gone is skipped (D3), final, told as a Warning naming the target', async () => {
+    const { executors, events, fire } = await world({ build: false });
+    const outcome = await fire('docs');
+    assert.equal(outcome.kind, 'skipped');
+    assert.ok(isFinalOutcome(outcome));
+    assert.equal(executors.direct?.requests.length, 0);
+    const [event] = events;
+    assert.ok(event);
+    assert.equal(event.type, 'Warning');
+    assert.equal(event.reason, 'NudgeRedispatchSkipped');
+    assert.match(event.message, /docs/);
+  });
+
+  it('a failure the executor may retry is not final and is told with its reason', async () => {
+    const { executors, events, fire } = await world();
+    const direct = executors.direct;
+    assert.ok(direct);
+    direct.answer = () => Promise.resolve({ result: { ok: false, reason: 'forge-unavailable', message: '503' } });
+    const outcome = await fire('docs');
+    assert.deepEqual(outcome, { kind: 'failed', reason: 'forge-unavailable', message: '503', permanent: false });
+    assert.equal(isFinalOutcome(outcome), false);
+    const [event] = events;
+    assert.ok(event);
+    assert.equal(event.reason, 'NudgeRedispatchFailed');
+    assert.match(event.message, /docs.*forge-unavailable.*retried with backoff/);
+  });
+
+  it('a permanent failure is final; a rejecting executor is a failure named by its class only', async () => {
+    const { executors, events, fire } = await world();
+    const direct = executors.direct;
+    assert.ok(direct);
+    direct.answer = () =>
+      Promise.resolve({ result: { ok: false, reason: 'no-credentials', message: 'none', permanent: true } });
+    assert.ok(isFinalOutcome(await fire('docs')));
+    direct.answer = () => Promise.reject(new TypeError('https://user:secret@forge.example'));
+    const outcome = await fire('docs');
+    assert.equal(outcome.kind === 'failed' && outcome.reason, 'executor-error');
+    assert.equal(isFinalOutcome(outcome), false);
+    assert.doesNotMatch(JSON.stringify(events), /secret/);
+  });
+
+  it('a namespace whose executor the manager does not run fails the target permanently', async () => {
+    const { fire } = await world({
+      executors: ['direct'],
+      nudgeConfigAnnotations: { 'nudger.konflux-ci.dev/executor': 'renovate' },
+    });
+    const outcome = await fire('docs');
+    assert.equal(outcome.kind === 'failed' && outcome.reason, 'executor-unavailable');
+    assert.ok(isFinalOutcome(outcome));
   });
 });

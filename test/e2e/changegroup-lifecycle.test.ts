@@ -10,7 +10,7 @@ import {
   CONDITION_MANUAL_CHANGES_DETECTED,
 } from '../../src/domain/changegroup/model.ts';
 import { hasSkipMarker, parseDescription } from '../../src/domain/pr-description/index.ts';
-import { REDISPATCHED_FROM_ANNOTATION } from '../../src/controllers/redispatch.ts';
+import { RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { RELEASE_HELD_NUDGES_FINALIZER } from '../../src/controllers/changegroup/reconciler.ts';
 import { CHANGE_GROUPS } from '../../src/adapters/kubernetes/resources.ts';
 import { ScenarioPlayer } from '../../src/sandbox/play.ts';
@@ -134,9 +134,15 @@ describe('ChangeGroup lifecycle on the sandbox', { concurrency: true }, () => {
     // nudge is simply not held. Either way the digest must reach the repository (asserted below);
     // the hand-back path itself is also covered deterministically by the removed-component test.
     if (held?.spec?.status === 'Cancelled') {
-      assert.ok(
-        runs.some((r) => r.metadata?.annotations?.[REDISPATCHED_FROM_ANNOTATION] === raced.nudge?.name),
+      // Fired from its build by nudger's executor (docs/decisions.md D2), then marked released.
+      assert.equal(
+        held.metadata?.annotations?.[RELEASED_TARGETS_ANNOTATION],
+        `${BUNDLE}=${CHANGE_GROUP}`,
         'the held nudge is re-dispatched',
+      );
+      assert.ok(
+        !runs.some((r) => (r.metadata?.name ?? '').startsWith(`${raced.nudge?.name ?? ''}-rd-`)),
+        'no copy of the held run',
       );
     } else {
       t.diagnostic('the controller saw the close before the build: the nudge was not held this time');

@@ -30,6 +30,7 @@ import { changeGroupsHolding } from './inputs.ts';
 import { changeGroupMetrics } from './metrics.ts';
 import { ChangeGroupReconciler, type ChangeGroupReconcilerOptions } from './reconciler.ts';
 import { ReleasePlanAdmissionCache } from './release-plan-admissions.ts';
+import { managerRedispatcher } from '../redispatch.ts';
 
 export interface ChangeGroupControllerOptions {
   /** Default: the registry's public hosts and `forgeHosts`, with tokens from the tenant's SCM Secrets. */
@@ -59,7 +60,14 @@ function changeGroupReconciler(
   client: KubeClient,
   stores: Pick<
     ChangeGroupReconcilerOptions,
-    'changeGroups' | 'components' | 'nudgeConfigs' | 'nudgeRuns' | 'releasePlanAdmissions' | 'events' | 'metrics'
+    | 'changeGroups'
+    | 'components'
+    | 'nudgeConfigs'
+    | 'nudgeRuns'
+    | 'releasePlanAdmissions'
+    | 'events'
+    | 'metrics'
+    | 'redispatcher'
   >,
 ): ChangeGroupReconciler {
   const hosts = publicForgeHosts();
@@ -125,6 +133,14 @@ export const changeGroupController: ControllerModule<ControllerSettings> = {
       ...(namespace === undefined ? {} : { namespace }),
     });
     const options = settings.changeGroups ?? {};
+    // A released target of a build-service or integration-service run is fired through the
+    // dispatcher's executors (src/controllers/redispatch.ts); none with dispatch off.
+    const redispatcher = managerRedispatcher(client, settings, {
+      components: components.store,
+      nudgeConfigs: nudgeConfigs.store,
+      releasePlanAdmissions: releasePlanAdmissions.store,
+      events,
+    });
     const controller = new Controller({
       reconciler: changeGroupReconciler(options, client, {
         changeGroups: changeGroups.store,
@@ -134,6 +150,7 @@ export const changeGroupController: ControllerModule<ControllerSettings> = {
         releasePlanAdmissions: releasePlanAdmissions.store,
         events,
         metrics: changeGroupMetrics(registry),
+        ...(redispatcher === undefined ? {} : { redispatcher }),
       }),
       concurrency: options.workers ?? 4,
       registry,

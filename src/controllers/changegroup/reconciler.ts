@@ -40,7 +40,8 @@ import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 import { gitSourceOf, renovateConfigMapSources } from '../../cluster/nudged-repository.ts';
-import { releaseHeldRecord, redispatchNudge } from '../redispatch.ts';
+import { HELD_TARGETS_ANNOTATION, targetPairsOf } from '../../domain/changegroup/hold-decision.ts';
+import { isFinalOutcome, markRun, RedispatchFailedError, releaseWholeRun, type Redispatcher } from '../redispatch.ts';
 import { isDispatcherHeldRecord } from '../../domain/nudge/dispatch-release.ts';
 import type { BuildVerifier } from './build-verifier.ts';
 import { nudgingComponentFacts } from '../../cluster/nudged-repository.ts';
@@ -78,6 +79,12 @@ export interface ChangeGroupReconcilerOptions {
   readonly events?: Pick<EventRecorder, 'event'>;
   readonly metrics?: ChangeGroupMetrics;
   readonly clock?: () => Date;
+  /**
+   * The manager's executors, as the dispatcher fires through them: a released target of a
+   * build-service or integration-service run is fired from its build (docs/decisions.md D2).
+   * Absent (`--nudge-dispatch=false`): the run is released whole (docs/decisions.md N26).
+   */
+  readonly redispatcher?: Pick<Redispatcher, 'fire'>;
 }
 
 const FIELD_MANAGER = 'nudger-changegroup';
@@ -364,22 +371,54 @@ export class ChangeGroupReconciler implements Reconciler {
       .filter((p) => p !== '');
     const marker = { key: RELEASED_TARGETS_ANNOTATION, value: [...new Set([...released, pair])].sort().join(' ') };
     const what = `the nudge of ${changeGroup.spec.nudgedComponent} from ${intent.component} (${intent.pipelineRun}) is no longer collected`;
+    const o = this.#options;
     if (isDispatcherHeldRecord(run)) {
       // nudger's dispatcher held it: the record has no Renovate run to copy; the dispatcher sees
       // the released pair and fires the target from its build, once (docs/decisions.md N19).
-      await releaseHeldRecord(this.#options.client, run, marker, signal);
-      this.#options.metrics?.nudgesReleased.inc();
-      this.#options.events?.event(
+      await markRun(o.client, run, marker, signal);
+      o.metrics?.nudgesReleased.inc();
+      o.events?.event(changeGroup, 'Normal', 'NudgeReleased', `${what}; handed back to nudger's dispatcher`);
+      return;
+    }
+    const target = changeGroup.spec.nudgedComponent;
+    if (o.redispatcher !== undefined) {
+      // The run cannot be trimmed to one target (docs/decisions.md D2): the target is fired from
+      // its build with the dispatcher's key, and the released pair is written only after, so a
+      // crash in between fires again with the same key instead of losing the nudge.
+      const outcome = await o.redispatcher.fire(run, target, signal);
+      if (!isFinalOutcome(outcome)) {
+        throw new RedispatchFailedError(
+          intent.pipelineRun,
+          target,
+          outcome.kind === 'failed' ? outcome.reason : '',
+          what,
+        );
+      }
+      await markRun(o.client, run, marker, signal);
+      o.metrics?.nudgesReleased.inc();
+      o.events?.event(changeGroup, 'Normal', 'NudgeReleased', `${what}; fired from its build (${outcome.kind})`);
+      return;
+    }
+    // No executors: only the whole run can nudge, so it is released whole once no other
+    // ChangeGroup holds a target of it, else it would bypass their holds (docs/decisions.md N26).
+    const releasedNow = targetPairsOf(marker.value);
+    const stillHeld = [...targetPairsOf(run.metadata?.annotations?.[HELD_TARGETS_ANNOTATION])].filter(
+      (p) => !releasedNow.has(p),
+    );
+    if (stillHeld.length > 0) {
+      await markRun(o.client, run, marker, signal);
+      o.metrics?.nudgesReleased.inc();
+      o.events?.event(
         changeGroup,
-        'Normal',
-        'NudgeReleased',
-        `${what}; handed back to nudger's dispatcher`,
+        'Warning',
+        'NudgeReleaseWaiting',
+        `${what}; nudger runs no executor (--nudge-dispatch=false), so the whole run is released once ${stillHeld.join(', ')} release it too`,
       );
       return;
     }
-    const copy = await redispatchNudge(this.#options.client, run, [changeGroup.spec.nudgedComponent], marker, signal);
-    this.#options.metrics?.nudgesReleased.inc();
-    this.#options.events?.event(changeGroup, 'Normal', 'NudgeReleased', `${what}; re-dispatched as ${copy}`);
+    const copy = await releaseWholeRun(o.client, run, marker, signal);
+    o.metrics?.nudgesReleased.inc();
+    o.events?.event(changeGroup, 'Normal', 'NudgeReleased', `${what}; re-dispatched whole as ${copy}`);
   }
 
   async #writeStatus(changeGroup: ClusterChangeGroup, status: ChangeGroupStatus, signal: AbortSignal): Promise<void> {

@@ -28,7 +28,7 @@ import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ControllerSettings } from '../settings.ts';
 import type { NudgeExecutors } from './executor.ts';
-import { defaultExecutors } from './default-executors.ts';
+import { managerExecutors } from './default-executors.ts';
 import { EXECUTOR_ANNOTATION, unsettledBuildsOf } from './inputs.ts';
 import { dispatchMetrics } from './metrics.ts';
 import { NudgeRunFailureReconciler } from './nudge-run-failures.ts';
@@ -116,7 +116,8 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         changeGroups: new StoreChangeGroupSource(changeGroups.store),
         nudgeRuns: nudgeRuns.store,
         releasePlanAdmissions: releasePlanAdmissions.store,
-        executors: options.executors ?? defaultExecutors(client, settings.changeGroups),
+        // The instances the ChangeGroup controller and the sweeper re-dispatch held targets with.
+        executors: managerExecutors(client, settings) ?? {},
         defaultExecutor: options.defaultExecutor,
         ...(options.policy === undefined ? {} : { policy: options.policy }),
         ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),

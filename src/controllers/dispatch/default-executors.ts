@@ -9,6 +9,7 @@ import { GitWorkspaces } from '../../adapters/git/workspace.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { hostedForgeResolver, type ChangeGroupControllerOptions } from '../changegroup/controller.ts';
 import { DirectNudgeExecutor } from './direct/direct-executor.ts';
+import type { ControllerSettings } from '../settings.ts';
 import type { NudgeExecutors } from './executor.ts';
 import { ForgeResolverAccess } from './renovate/forge-access.ts';
 import { RenovateExecutor } from './renovate/renovate-executor.ts';
@@ -24,4 +25,23 @@ export function defaultExecutors(client: ObjectClient, forges: ChangeGroupContro
     direct: new DirectNudgeExecutor({ resolver, workspaces: new GitWorkspaces({ cacheDir }) }),
     renovate: new RenovateExecutor({ client, forgeAccess: new ForgeResolverAccess(resolver, { hosts }) }),
   };
+}
+
+const shared = new WeakMap<ControllerSettings, NudgeExecutors>();
+
+/**
+ * The executors of a manager, one set per settings object: the dispatcher and the paths that hand
+ * held nudges back (src/controllers/redispatch.ts) fire through the same instances, which share
+ * their per-branch locks and token caches. Undefined when dispatch is off (`--nudge-dispatch=false`).
+ */
+export function managerExecutors(client: ObjectClient, settings: ControllerSettings): NudgeExecutors | undefined {
+  const dispatch = settings.dispatch;
+  if (dispatch?.enabled !== true) return undefined;
+  if (dispatch.executors !== undefined) return dispatch.executors;
+  let executors = shared.get(settings);
+  if (executors === undefined) {
+    executors = defaultExecutors(client, settings.changeGroups);
+    shared.set(settings, executors);
+  }
+  return executors;
 }

@@ -41,6 +41,12 @@ export interface NudgeRequest {
   readonly distributionRepositories: readonly string[];
   /** `build-nudge-simple-branch: "true"` on the nudging Component. */
   readonly simpleBranch: boolean;
+  /**
+   * The held build-service or integration-service run this fire hands a target of back
+   * (src/controllers/redispatch.ts): the `renovate` executor's run names it, as a copy did, so that
+   * no ChangeGroup holds it again (a releasing one may still look active in a cache).
+   */
+  readonly redispatchedFrom?: string;
 }
 
 /** A report an executor wants told to the user (an Event on the nudging Component), never a secret. */

@@ -52,9 +52,17 @@ export const HELD_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/held-targets';
 export const HOLD_REASON_ANNOTATION = 'nudger.konflux-ci.dev/hold-reason';
 /** Targets nudger must nudge itself because the run that would have done it is cancelled. */
 export const REDISPATCH_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-targets';
-/** On the original: targets whose copy exists (space-separated), for the webhook's partial holds. */
+/**
+ * On the original: the targets of a partial hold nudger has re-dispatched (space-separated), each
+ * fired from the run's build (src/controllers/redispatch.ts); written after the fires ended.
+ */
 export const REDISPATCHED_TARGETS_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-targets';
-/** On a copy nudger created to re-dispatch targets: the run it copies. */
+/**
+ * On a partially held run, when nudger runs no executor: the uncovered targets that wait for the
+ * ChangeGroup to release the whole run (docs/decisions.md N26). Told once.
+ */
+export const REDISPATCH_DEFERRED_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-deferred';
+/** On what nudger runs to hand a held run's targets back (an executor's run, a copy): that run. */
 export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
 /**
  * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging

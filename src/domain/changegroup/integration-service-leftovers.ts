@@ -2,9 +2,10 @@
 // (the git token and registry password) and a ConfigMap (the Renovate configs) of the same name,
 // before the run and with no owner references, and never deletes them. When nudger holds such a
 // run (docs/decisions.md D2), nobody ever would: this decides when nudger deletes the pair itself
-// (docs/decisions.md N21). Not at once: a copy of the run, which nudger creates for targets it
-// hands back (a partial hold, or a ChangeGroup's release), runs the same spec and reads the same
-// Secret and ConfigMap. So the pair goes once nothing can run that spec any more.
+// (docs/decisions.md N21). Targets nudger hands back are fired from the build through its own
+// executors, which never read the pair; only without executors is the whole run copied on its
+// release (docs/decisions.md N26), and such a copy reads the same Secret and ConfigMap. So the pair
+// goes once nothing can run that spec any more.
 import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import {
@@ -18,8 +19,6 @@ import {
   HELD_TARGETS_ANNOTATION,
   PIPELINERUN_CANCELLED,
   REDISPATCHED_FROM_ANNOTATION,
-  REDISPATCHED_TARGETS_ANNOTATION,
-  REDISPATCH_ANNOTATION,
   RELEASED_TARGETS_ANNOTATION,
   targetPairsOf,
 } from './hold-decision.ts';
@@ -61,6 +60,11 @@ export interface LeftoversContext {
   readonly nudgeRuns: readonly PipelineRun[];
   /** The namespace's ChangeGroups, those being deleted included (a deletion releases). */
   readonly changeGroups: readonly ClusterChangeGroup[];
+  /**
+   * Whether a release copies the whole run (nudger runs no executor, docs/decisions.md N26): then
+   * the pair waits while a ChangeGroup may still release it. Default false.
+   */
+  readonly releasesCopy?: boolean;
 }
 
 /** Stopped for good: Tekton finished it, or it was stopped before Tekton ever started it. */
@@ -99,12 +103,8 @@ export function decideLeftovers(run: PipelineRun, context: LeftoversContext): Le
   const held = targetPairsOf(annotations[HELD_TARGETS_ANNOTATION]);
   if (run.spec?.status !== PIPELINERUN_CANCELLED || held.size === 0) return { action: 'none' };
 
-  const handBack = (annotations[REDISPATCH_ANNOTATION] ?? '').trim();
-  if (handBack !== '' && annotations[REDISPATCHED_TARGETS_ANNOTATION] === undefined) {
-    return { action: 'wait', reason: `targets ${handBack} are still to be re-dispatched as a copy` };
-  }
   const released = targetPairsOf(annotations[RELEASED_TARGETS_ANNOTATION]);
-  for (const pair of held) {
+  for (const pair of context.releasesCopy === true ? held : []) {
     if (released.has(pair)) continue;
     const changeGroup = pair.slice(pair.indexOf('=') + 1);
     const object = context.changeGroups.find(

@@ -13,6 +13,7 @@
 //   anonymously (public repositories only).
 // The token is an input of the Secret builder only: nothing else here can carry it.
 import { fingerprint } from '../changegroup/fingerprint.ts';
+import { REDISPATCHED_FROM_ANNOTATION } from '../changegroup/hold-decision.ts';
 import { isDns1123Label } from '../labels.ts';
 import {
   NUDGED_COMPONENTS_ANNOTATION,
@@ -86,6 +87,8 @@ export interface RenovateNudgeRunInput {
   readonly serviceAccountName: string;
   /** Default DEFAULT_RENOVATE_IMAGE. */
   readonly renovateImage?: string;
+  /** NudgeRequest.redispatchedFrom: the held run this fire hands a target of back (never held again). */
+  readonly redispatchedFrom?: string;
 }
 
 interface ObjectMeta {
@@ -176,6 +179,7 @@ export function renovateNudgePipelineRun(input: RenovateNudgeRunInput): Renovate
         [NUDGING_COMPONENT_ANNOTATION]: input.nudging,
         [NUDGING_IMAGE_ANNOTATION]: input.imageUrl,
         [NUDGING_PIPELINE_ANNOTATION]: input.buildPipelineRun,
+        ...(input.redispatchedFrom === undefined ? {} : { [REDISPATCHED_FROM_ANNOTATION]: input.redispatchedFrom }),
       },
     },
     spec: {

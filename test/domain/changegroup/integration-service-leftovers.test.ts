@@ -127,28 +127,33 @@ describe('decideLeftovers', () => {
     }
   });
 
-  it('waits while a ChangeGroup that holds it may still release it (its copy would read the pair)', () => {
-    const waiting = decideLeftovers(run(), { nudgeRuns: [], changeGroups: [changeGroup({ phase: 'Waiting' })] });
+  it('without executors, waits while a ChangeGroup that holds it may still release it (the whole copy would read the pair)', () => {
+    const withCopies = (changeGroups: ClusterChangeGroup[]) => ({ nudgeRuns: [], changeGroups, releasesCopy: true });
+    const waiting = decideLeftovers(run(), withCopies([changeGroup({ phase: 'Waiting' })]));
     assert.deepEqual(waiting, { action: 'wait', reason: `ChangeGroup ${CG} may still release it` });
     // Ended, but with another build of operand-a in its PR: deleting it still releases this one.
     for (const other of [ended('operand-a-on-push-newer', true), ended(BUILD, false)]) {
-      assert.equal(decideLeftovers(run(), { nudgeRuns: [], changeGroups: [other] }).action, 'wait');
+      assert.equal(decideLeftovers(run(), withCopies([other])).action, 'wait');
     }
     // A ChangeGroup of the same name in another namespace holds nothing here.
     const elsewhere = { ...changeGroup(), metadata: { name: CG, namespace: 'other' } };
-    assert.deepEqual(decideLeftovers(run(), { nudgeRuns: [], changeGroups: [elsewhere] }), DELETE);
+    assert.deepEqual(decideLeftovers(run(), withCopies([elsewhere])), DELETE);
+  });
+
+  it('with executors, a release fires the target from the build and never reads the pair: deleted at once', () => {
+    const context = { nudgeRuns: [], changeGroups: [changeGroup({ phase: 'Waiting' })] };
+    assert.deepEqual(decideLeftovers(run(), context), DELETE);
+    assert.deepEqual(decideLeftovers(run(), { ...context, releasesCopy: false }), DELETE);
   });
 
   it('deletes once the ChangeGroup ended with this run’s build in its pull request: it never releases it', () => {
     assert.deepEqual(decideLeftovers(run(), { nudgeRuns: [], changeGroups: [ended(BUILD, true)] }), DELETE);
   });
 
-  it('waits for the copy of the targets no ChangeGroup holds, and for every copy to finish', () => {
+  it('the targets no ChangeGroup holds are fired from the build (no copy); a copy made earlier is waited for', () => {
+    // Before the executors fired them, a copy ran the same spec; now nothing does.
     const partial = run(IS_RUN, { [REDISPATCH_ANNOTATION]: 'operator' });
-    assert.deepEqual(decideLeftovers(partial, NOTHING_ELSE), {
-      action: 'wait',
-      reason: 'targets operator are still to be re-dispatched as a copy',
-    });
+    assert.deepEqual(decideLeftovers(partial, NOTHING_ELSE), DELETE);
     const copied = run(IS_RUN, { [REDISPATCH_ANNOTATION]: 'operator', [REDISPATCHED_TARGETS_ANNOTATION]: 'operator' });
     assert.deepEqual(decideLeftovers(copied, { nudgeRuns: [copy()], changeGroups: [] }), {
       action: 'wait',

@@ -128,6 +128,7 @@ export class RenovateExecutor implements NudgeExecutor {
         repoAtShaLink: link,
         serviceAccountName: await this.#serviceAccount(request.namespace, request.build.component, signal),
         ...(this.#image === undefined ? {} : { renovateImage: this.#image }),
+        ...(request.redispatchedFrom === undefined ? {} : { redispatchedFrom: request.redispatchedFrom }),
       });
       const owner = await this.#ensurePipelineRun(run, signal);
       await this.#ensure(CONFIG_MAPS, renovateNudgeConfigMap(request.namespace, nudged, config, owner), signal);
