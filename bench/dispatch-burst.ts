@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readForgeEvents } from '../src/adapters/forges/local/local-forge.ts';
-import { mapWithConcurrency } from '../src/adapters/fs/concurrency.ts';
+import { mapWithConcurrency } from '../src/domain/concurrency.ts';
 import { nudgeBranch } from '../src/domain/nudge/pull-request-text.ts';
 import type { SandboxEnvironment } from '../src/sandbox/environment.ts';
 import { KonfluxStandIn, type RecordedBuild } from '../src/sandbox/konflux.ts';

@@ -308,6 +308,45 @@ describe('DispatchReconciler', () => {
     assert.match(markerOf(env.stored()) ?? '', /^v1 bundle-x=retry:1:\d{8}T\d{6}Z:aborted$/);
   });
 
+  it("a build's targets are fired side by side, and every result is recorded", async () => {
+    const env = setup();
+    // A second target, bundle-y, in its own repository.
+    const bundleY = structuredClone(bundleX());
+    bundleY.metadata = { ...bundleY.metadata, name: 'bundle-y', uid: 'uid-bundle-y' };
+    bundleY.spec = {
+      ...bundleY.spec,
+      componentName: 'bundle-y',
+      source: { git: { url: 'https://forge.example/acme/bundle-y', revision: 'main' } },
+    };
+    env.components.upsert(bundleY);
+    const config = structuredClone(nudgeConfig());
+    config.spec = { nudges: [...(config.spec?.nudges ?? []), { from: 'operand-a', to: 'bundle-y' }] };
+    env.nudgeConfigs.upsert(config);
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    // Each fire waits until both have started: fired one after the other, the first never returns.
+    let started = 0;
+    let bothStarted: () => void = () => undefined;
+    const barrier = new Promise<void>((resolve) => (bothStarted = resolve));
+    direct.answer = async (request) => {
+      started += 1;
+      if (started === 2) bothStarted();
+      const waited = await Promise.race([
+        barrier.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
+      ]);
+      assert.ok(waited, `the fire to ${String(request.nudged.metadata?.name)} ran alone`);
+      return {
+        result: { ok: true, detail: `https://forge.example/acme/${String(request.nudged.metadata?.name)}/pull/1` },
+      };
+    };
+    await env.addBuild();
+    await env.reconcile();
+    assert.equal(direct.requests.length, 2);
+    assert.equal(markerOf(env.stored()), 'v1 bundle-x=pullRequest bundle-y=pullRequest');
+    assert.deepEqual(finalizersOf(env.stored()), []);
+  });
+
   it('a target an active ChangeGroup holds gets the held-nudge record, never a fire', async () => {
     const env = setup();
     env.changeGroups.upsert(changeGroup());

@@ -4,7 +4,7 @@ import { closeSync, constants, createReadStream, fstatSync, openSync, type Diren
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManifestFile } from '../../manifest/parse.ts';
-import { mapWithConcurrency } from './concurrency.ts';
+import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import { InputError, STDIN_PATH, reasonOf } from './errors.ts';
 import { DEFAULT_MAX_TOTAL_BYTES, InputBudget, refusedSpecialFile, specialKind } from './input-limits.ts';
 import { decodeText, readTextSync } from './utf8-text.ts';

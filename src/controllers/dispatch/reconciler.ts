@@ -36,6 +36,7 @@ import {
 import { skippedMessage } from '../../domain/nudge/dispatch-messages.ts';
 import type { DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
 import { decideDispatch, settleFire, type FireResult } from '../../domain/nudge/dispatch.ts';
+import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
 import { describeError, silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
@@ -78,6 +79,8 @@ const DEFAULT_CONFLICT_RETRY_MS = 1000;
 export const DEFAULT_FIRE_TIMEOUT_MS = 5 * 60_000;
 /** Replicas' clocks may disagree by this much; the marker's times are whole seconds besides. */
 const CLOCK_MARGIN_MS = 5_000;
+/** Fires of one build in flight at once: its targets are separate repositories. */
+const FIRE_CONCURRENCY = 8;
 /** Decisions per reconcile: the one made from the cache, and those made after fires settled. */
 const MAX_DECISIONS = 4;
 
@@ -204,7 +207,9 @@ export class DispatchReconciler implements Reconciler {
     let build = start;
     let fired = false;
     let requeueAfterMs: number | undefined;
-    for (const intent of intents) {
+    for (let index = 0; index < intents.length; index += 1) {
+      const intent = intents[index];
+      if (intent === undefined) break;
       switch (intent.kind) {
         case 'addFinalizer':
         case 'removeFinalizer':
@@ -216,10 +221,19 @@ export class DispatchReconciler implements Reconciler {
         case 'hold':
           await this.#hold(intent, signal);
           break;
-        case 'fire':
-          build = await this.#fire(build, intent, signal);
+        case 'fire': {
+          // A build's targets are separate repositories: their fires run side by side (the
+          // marker already says each is firing), and their results are written one after another
+          // on the build as each write left it, so no write races another.
+          const fires = [intent];
+          for (let next = intents[index + 1]; next?.kind === 'fire'; next = intents[index + 1]) {
+            fires.push(next);
+            index += 1;
+          }
+          build = await this.#fireAll(build, fires, signal);
           fired = true;
           break;
+        }
         case 'event':
           this.#event(build, intent);
           break;
@@ -344,7 +358,40 @@ export class DispatchReconciler implements Reconciler {
     }
   }
 
-  async #fire(build: PipelineRun, intent: FireIntent, signal: AbortSignal): Promise<PipelineRun> {
+  /**
+   * Fires `fires` at most FIRE_CONCURRENCY at a time, then records every result that came back, in
+   * intent order, before rethrowing the first failure of the controller's own (a Conflict, the API
+   * server down): a result not written is found `firing` later and fired again with the same key,
+   * which the executors make harmless, but each one written saves that wait.
+   */
+  async #fireAll(build: PipelineRun, fires: readonly FireIntent[], signal: AbortSignal): Promise<PipelineRun> {
+    const done = await mapWithConcurrency(fires, FIRE_CONCURRENCY, (intent) =>
+      this.#fire(build, intent, signal).then(
+        (settled) => ({ ok: true as const, settled }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+    );
+    let written = build;
+    let failure: { error: unknown } | undefined;
+    for (const [index, intent] of fires.entries()) {
+      const outcome = done[index];
+      if (outcome === undefined) continue;
+      if (!outcome.ok) {
+        failure ??= { error: outcome.error };
+        continue;
+      }
+      written = await this.#recordFire(written, intent, outcome.settled, signal);
+    }
+    if (failure !== undefined) throw failure.error;
+    return written;
+  }
+
+  /** What one fire did, as the intents that record it and the executor's notices; writes nothing. */
+  async #fire(
+    build: PipelineRun,
+    intent: FireIntent,
+    signal: AbortSignal,
+  ): Promise<{ readonly settled: readonly DispatchIntent[]; readonly notices: FireOutcome['notices'] }> {
     const prepared = await prepareFire(this.#o, intent, build, signal);
     let settled: readonly DispatchIntent[];
     let notices: FireOutcome['notices'] = [];
@@ -368,6 +415,15 @@ export class DispatchReconciler implements Reconciler {
       notices = outcome.notices ?? [];
       settled = settleFire(intent, outcome.result, this.#now(), this.#o.policy);
     }
+    return { settled, notices };
+  }
+
+  async #recordFire(
+    build: PipelineRun,
+    intent: FireIntent,
+    { settled, notices }: { readonly settled: readonly DispatchIntent[]; readonly notices: FireOutcome['notices'] },
+    signal: AbortSignal,
+  ): Promise<PipelineRun> {
     let written = build;
     for (const next of settled) {
       if (next.kind === 'recordOutcomes') written = await this.#settle(written, intent, next.entries, signal);
@@ -375,7 +431,7 @@ export class DispatchReconciler implements Reconciler {
     }
     // The executor's own reports (a branch edited by a human, a setting its forge cannot honour).
     const nudging = this.#regarding(written, { kind: 'Component', name: intent.build.component });
-    for (const notice of notices) this.#o.events?.event(nudging, notice.type, notice.reason, notice.message);
+    for (const notice of notices ?? []) this.#o.events?.event(nudging, notice.type, notice.reason, notice.message);
     return written;
   }
 
