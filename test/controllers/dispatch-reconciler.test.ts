@@ -315,7 +315,6 @@ describe('DispatchReconciler', () => {
     bundleY.metadata = { ...bundleY.metadata, name: 'bundle-y', uid: 'uid-bundle-y' };
     bundleY.spec = {
       ...bundleY.spec,
-      componentName: 'bundle-y',
       source: { git: { url: 'https://forge.example/acme/bundle-y', revision: 'main' } },
     };
     env.components.upsert(bundleY);
@@ -327,13 +326,19 @@ describe('DispatchReconciler', () => {
     // Each fire waits until both have started: fired one after the other, the first never returns.
     let started = 0;
     let bothStarted: () => void = () => undefined;
-    const barrier = new Promise<void>((resolve) => (bothStarted = resolve));
+    const barrier = new Promise<void>((resolve) => {
+      bothStarted = resolve;
+    });
     direct.answer = async (request) => {
       started += 1;
       if (started === 2) bothStarted();
       const waited = await Promise.race([
         barrier.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
+        new Promise<boolean>((r) =>
+          setTimeout(() => {
+            r(false);
+          }, 5_000),
+        ),
       ]);
       assert.ok(waited, `the fire to ${String(request.nudged.metadata?.name)} ran alone`);
       return {
