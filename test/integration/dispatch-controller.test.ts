@@ -314,4 +314,19 @@ describe('the dispatcher in the manager', () => {
       await rival.stop();
     }
   });
+
+  it('kube-apiserver restarted while builds are nudged: every build settles, one effect per key', async () => {
+    // One build per namespace, so that no build supersedes another.
+    const namespaces = Array.from({ length: 6 }, (_, i) => `restart-${String(i)}`);
+    for (const ns of namespaces) await namespace(ns, true);
+    // The first half finish just before the restart, while their fires and records are in flight.
+    await Promise.all(namespaces.slice(0, 3).map((ns, i) => build(ns, 'a-on-push-1', 'True', DIGEST(String(i)))));
+    await plane.restartApiServer();
+    for (const [i, ns] of namespaces.slice(3).entries()) await build(ns, 'a-on-push-1', 'True', DIGEST(String(i + 3)));
+    for (const ns of namespaces) assert.equal(await settled(ns, 'a-on-push-1'), 'v1 b=pullRequest');
+    const calls = boundary.calls.filter((c) => namespaces.includes(c.namespace));
+    const keys = new Set(calls.map((c) => c.key));
+    assert.equal(keys.size, namespaces.length, 'one idempotency key, so one effect, per (build, target)');
+    for (const key of keys) assert.ok(boundary.effects.has(key));
+  });
 });
