@@ -131,7 +131,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
       caPem: cert.caPem,
     });
 
-    const konflux = new KonfluxStandIn(client);
+    const konflux = new KonfluxStandIn(client, { forgeAccess: new LocalForgeRenovateAccess(forge) });
     const tekton = new TektonStandIn({ client, forge, gitCacheDir: join(directory, 'renovate-git') });
     const pac = new PacStandIn(forge);
     const onError = (error: unknown): void => {

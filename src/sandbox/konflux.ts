@@ -7,7 +7,12 @@
 // Which targets: integration-service's rule when the namespace has a NudgeConfig (edges `from`
 // the component whose mode is immediate; `validated` edges produce no nudge upstream), else
 // build-service's (`spec.build-nudges-ref`). Targets without a Component are skipped, as upstream.
-// One nudge PipelineRun covers every target, named as integration-service names it.
+// One nudge PipelineRun covers every target, named as integration-service names it, in the
+// shape upstream runs: `bash -c "<cmd1>; <cmd2>…"`, one Renovate per config, and a ConfigMap of one
+// generated config per target (`<target>-<i>.json`, renovate-config.ts, as the renovate executor
+// generates them) with a Secret of their tokens, created first and unowned as integration-service
+// does. The Tekton stand-in runs every config the run mounts, so a copy of the run nudges every
+// target, whatever its nudged-components annotation says (docs/decisions.md D2).
 //
 // When nudger dispatches (ADR 67, the sandbox's default), this stand-in records the build only:
 // no nudge PipelineRun and no integration-service marker, so nudger's dispatcher is the one that
@@ -16,7 +21,13 @@
 // leaves it alone (docs/decisions.md D9) instead of racing the stand-in.
 import { createHash } from 'node:crypto';
 import type { ObjectClient } from '../adapters/kubernetes/client.ts';
-import { COMPONENTS, NUDGE_CONFIGS, PIPELINE_RUNS } from '../adapters/kubernetes/resources.ts';
+import { COMPONENTS, CONFIG_MAPS, NUDGE_CONFIGS, PIPELINE_RUNS, SECRETS } from '../adapters/kubernetes/resources.ts';
+import type { RenovateForgeAccessResolver } from '../controllers/dispatch/renovate/forge-access.ts';
+import { gitSourceOf, renovateConfigMapSources } from '../cluster/nudged-repository.ts';
+import { isSimpleBranch } from '../domain/nudge/pull-request-text.ts';
+import { quotableRepoAtShaLink } from '../domain/nudge/repository-link.ts';
+import { renovateNudgeConfig, type RenovateNudgeConfig } from '../domain/nudge/renovate-config.ts';
+import { configMapInForce, fileMatchInForce, readRenovateSettings } from '../domain/nudge/renovate-settings.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { NUDGE_CONFIG_NAME } from '../domain/model.ts';
 import {
@@ -24,13 +35,6 @@ import {
   COMPONENT_LABEL,
   IMAGE_DIGEST_RESULT,
   IMAGE_URL_RESULT,
-  NUDGED_COMPONENTS_ANNOTATION,
-  NUDGE_TYPE_LABEL,
-  NUDGE_TYPE_VALUE,
-  NUDGING_COMMIT_ANNOTATION,
-  NUDGING_COMPONENT_ANNOTATION,
-  NUDGING_IMAGE_ANNOTATION,
-  NUDGING_PIPELINE_ANNOTATION,
   PAC_EVENT_TYPE_KEY,
   PIPELINE_TYPE_LABEL,
   TARGET_BRANCH_ANNOTATION,
@@ -40,7 +44,11 @@ import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
 import { namespaceNudgeGraph } from '../cluster/nudge-graph.ts';
 import { decodeComponent, decodeNudgeConfig } from '../domain/cluster-objects.ts';
-import { nudgingCommit } from '../domain/nudge/renovate-pipelinerun.ts';
+import {
+  renovateConfigsMap,
+  renovateNudgePipelineRun,
+  renovateTokensSecret,
+} from '../domain/nudge/renovate-pipelinerun.ts';
 
 export const COMMIT_SHA_ANNOTATION = 'build.appstudio.redhat.com/commit_sha';
 /** build-service's repo-at-sha link on build PipelineRuns. */
@@ -49,7 +57,6 @@ export const REPO_AT_SHA_ANNOTATION = 'build.appstudio.openshift.io/repo';
 export const IS_NUDGE_PROCESSED_ANNOTATION = 'test.appstudio.openshift.io/component-nudge-processed';
 export const PAC_MANAGED_BY_VALUE = 'pipelinesascode.tekton.dev';
 export const PAC_SHA_KEY = 'pipelinesascode.tekton.dev/sha';
-export const RENOVATE_IMAGE = 'quay.io/konflux-ci/mintmaker-renovate-image:29a2f31';
 
 export class KonfluxStandInError extends Error {
   override readonly name = 'KonfluxStandInError';
@@ -119,8 +126,27 @@ export interface RecordedBuild {
 export interface KonfluxStandInOptions {
   /** Mixed into generated digests and commits, so two sandboxes' images differ. Default `nudger-sandbox`. */
   readonly seed?: string;
+  /**
+   * The forge the nudged repositories are on, as the renovate executor reaches it: the nudge runs
+   * then carry one generated config per target, which the Tekton stand-in runs. Absent: runs of
+   * the same shape without configs, for callers that run no Tekton (the benchmarks).
+   */
+  readonly forgeAccess?: RenovateForgeAccessResolver;
   /** Default: `new Date()`. */
   readonly now?: () => Date;
+}
+
+/** What one build's nudge run is made from. */
+interface NudgeToCreate {
+  readonly namespace: string;
+  readonly nudging: string;
+  readonly targets: readonly string[];
+  readonly imageUrl: string;
+  readonly buildName: string;
+  readonly buildUid: string;
+  readonly link: string;
+  readonly nudgeFiles?: string;
+  readonly nudgingAnnotations?: Readonly<Record<string, string>>;
 }
 
 interface ComponentResource extends KubeObject {
@@ -147,15 +173,6 @@ function splitTag(image: string): { repository: string; tag: string | undefined 
     : { repository: image, tag: undefined };
 }
 
-/**
- * The nudging-commit value upstream computes: the last path segment of the repo-at-sha link when
- * it holds 40 hex characters (unanchored), so `…/repo?rev=<sha>` gives `repo?rev=<sha>`.
- */
-export function nudgingCommitFromLink(link: string): string | undefined {
-  const commit = nudgingCommit(link);
-  return commit === '' ? undefined : commit;
-}
-
 /** integration-service's deterministic name: `renovate-pipeline-<12 hex of sha256(build UID)>`. */
 export function nudgePipelineRunName(buildUid: string): string {
   return `renovate-pipeline-${createHash('sha256').update(buildUid).digest('hex').slice(0, 12)}`;
@@ -165,6 +182,7 @@ export class KonfluxStandIn {
   readonly #client: ObjectClient;
   readonly #seed: string;
   readonly #now: () => Date;
+  readonly #forgeAccess: RenovateForgeAccessResolver | undefined;
   #counter = 0;
   readonly #builds: RecordedBuild[] = [];
 
@@ -172,6 +190,7 @@ export class KonfluxStandIn {
     this.#client = client;
     this.#seed = options.seed ?? 'nudger-sandbox';
     this.#now = options.now ?? (() => new Date());
+    this.#forgeAccess = options.forgeAccess;
   }
 
   get builds(): readonly RecordedBuild[] {
@@ -281,15 +300,19 @@ export class KonfluxStandIn {
     let nudge: NudgeRunRecord | undefined;
     if (targets.length > 0) {
       const link = build.metadata?.annotations?.[REPO_AT_SHA_ANNOTATION] ?? '';
-      nudge = await this.#createNudge(
+      nudge = await this.#createNudge({
         namespace,
-        name,
+        nudging: name,
         targets,
         imageUrl,
         buildName,
-        build.metadata?.uid ?? buildName,
+        buildUid: build.metadata?.uid ?? buildName,
         link,
-      );
+        ...(input.nudgeFiles === undefined ? {} : { nudgeFiles: input.nudgeFiles }),
+        ...(component.metadata?.annotations === undefined
+          ? {}
+          : { nudgingAnnotations: component.metadata.annotations }),
+      });
     }
     const recorded: RecordedBuild = {
       namespace,
@@ -383,59 +406,91 @@ export class KonfluxStandIn {
     return targets;
   }
 
-  async #createNudge(
-    namespace: string,
-    nudging: string,
-    targets: readonly string[],
-    imageUrl: string,
-    buildName: string,
-    buildUid: string,
-    link: string,
-  ): Promise<NudgeRunRecord> {
-    const nudgingCommit = nudgingCommitFromLink(link);
-    const object = {
-      apiVersion: 'tekton.dev/v1',
-      kind: 'PipelineRun',
-      metadata: {
-        name: nudgePipelineRunName(buildUid),
-        namespace,
-        labels: { [NUDGE_TYPE_LABEL]: NUDGE_TYPE_VALUE },
-        annotations: {
-          [NUDGED_COMPONENTS_ANNOTATION]: targets.join(' '),
-          [NUDGING_COMPONENT_ANNOTATION]: nudging,
-          [NUDGING_IMAGE_ANNOTATION]: imageUrl,
-          [NUDGING_PIPELINE_ANNOTATION]: buildName,
-          ...(nudgingCommit === undefined ? {} : { [NUDGING_COMMIT_ANNOTATION]: nudgingCommit }),
-        },
-      },
-      spec: {
-        pipelineSpec: {
-          tasks: [
-            {
-              name: 'renovate',
-              taskSpec: {
-                steps: [
-                  {
-                    name: 'renovate',
-                    image: RENOVATE_IMAGE,
-                    command: ['bash', '-c', 'renovate'],
-                  },
-                ],
-              },
-            },
-          ],
-        },
-        taskRunTemplate: { serviceAccountName: 'appstudio-pipeline' },
-      },
-    };
-    const created = await this.#client.create<KubeObject & { spec?: { status?: unknown } }>(
-      PIPELINE_RUNS,
-      object as KubeObject,
-    );
+  async #createNudge(nudge: NudgeToCreate): Promise<NudgeRunRecord> {
+    const { namespace, nudging, targets, imageUrl, buildName, buildUid, link } = nudge;
+    const name = nudgePipelineRunName(buildUid);
+    // The real shape: one run for every target, one generated config per target in its ConfigMap
+    // (`<target>-<i>.json`), one token per config in its Secret (`token_<i>`), both created first
+    // and without owner references, as integration-service does. Renovate then runs every config
+    // the run mounts, whatever the nudged-components annotation says.
+    const configs = targets.map((nudged, i) => ({
+      nudged,
+      configKey: `${nudged}-${String(i)}.json`,
+      tokenKey: `token_${String(i)}`,
+    }));
+    const access = this.#forgeAccess;
+    // Without a forge to generate configs for (callers that run no Tekton), the run alone.
+    if (access !== undefined) {
+      const generated = new Map<string, RenovateNudgeConfig>();
+      const tokens: Record<string, string> = {};
+      for (const config of configs) {
+        const target = await this.#targetConfig(nudge, config.nudged, access);
+        generated.set(config.configKey, target.config);
+        tokens[config.tokenKey] = target.token;
+      }
+      const metadata = { name, namespace };
+      await this.#client.create(SECRETS, renovateTokensSecret(metadata, tokens));
+      await this.#client.create(CONFIG_MAPS, renovateConfigsMap(metadata, generated));
+    }
+    const object = renovateNudgePipelineRun({
+      namespace,
+      key: buildUid,
+      name,
+      nudging,
+      nudged: targets[0] ?? '',
+      configs,
+      buildPipelineRun: buildName,
+      imageUrl,
+      repoAtShaLink: link,
+      serviceAccountName: 'appstudio-pipeline',
+    });
+    const created = await this.#client.create<KubeObject & { spec?: { status?: unknown } }>(PIPELINE_RUNS, object);
     return {
-      name: created.metadata?.name ?? object.metadata.name,
+      name: created.metadata?.name ?? name,
       nudgedComponents: [...targets],
       specStatus: typeof created.spec?.status === 'string' ? created.spec.status : '',
     };
+  }
+
+  /** The Renovate config of one target, generated as nudger's renovate executor generates it. */
+  async #targetConfig(
+    nudge: NudgeToCreate,
+    nudged: string,
+    access: RenovateForgeAccessResolver,
+  ): Promise<{ config: RenovateNudgeConfig; token: string }> {
+    const { namespace, nudging } = nudge;
+    const fail = (reason: string): never => {
+      throw new KonfluxStandInError(namespace, nudging, 'nudge', reason);
+    };
+    const reading = decodeComponent(await this.#client.get(COMPONENTS, namespace, nudged));
+    if (!reading.ok) return fail(`Component ${nudged} does not decode`);
+    const target = reading.object;
+    const { url, revision } = gitSourceOf(target);
+    if (url === undefined) return fail(`Component ${nudged} has no spec.source.git.url`);
+    const forge = await access.resolve(url, namespace);
+    const sources = await renovateConfigMapSources(this.#client, namespace, target);
+    const { settings } = readRenovateSettings(configMapInForce(sources, target.metadata?.annotations));
+    const { repository, tag } = splitTag(nudge.imageUrl);
+    const config = renovateNudgeConfig({
+      target: {
+        platform: forge.platform,
+        username: forge.username,
+        gitAuthor: forge.gitAuthor,
+        endpoint: forge.endpoint,
+        repository: forge.repository,
+        baseBranch: revision,
+      },
+      nudging,
+      nudged,
+      simpleBranch: isSimpleBranch(nudge.nudgingAnnotations),
+      builtRepository: repository,
+      builtTag: tag ?? '',
+      distributionRepositories: [],
+      // As the renovate executor: a link Renovate may not quote (the local forge's file://) is left out.
+      repoAtShaLink: quotableRepoAtShaLink({ [REPO_AT_SHA_ANNOTATION]: nudge.link }).link,
+      settings,
+      fileMatch: fileMatchInForce(settings, nudge.nudgeFiles),
+    });
+    return { config, token: forge.credentials.revealToken() };
   }
 }

@@ -1,5 +1,6 @@
 // Tekton running nudge PipelineRuns, and the Renovate inside them, as far as the sandbox needs:
-// a nudge PipelineRun that is not cancelled is "executed", i.e. for every nudged component the
+// a nudge PipelineRun that mounts no ConfigMap (one a test makes by hand) and is not cancelled is
+// "executed", i.e. for every nudged component the
 // ADR 29 pull request is opened or updated on its local forge repository the way Konflux's
 // Renovate config makes it (github.com/konflux-ci/build-service): branch
 // `konflux/component-updates/<nudged>-component-update-<nudging>`, one commit on the base that
@@ -7,8 +8,9 @@
 // like the commit. A run created (or set) cancelled is finished as Tekton finishes it
 // (Succeeded=False, reason Cancelled) and nothing else happens: that is nudger's hold.
 //
-// A nudge PipelineRun of nudger's `renovate` executor (docs/decisions.md D9) mounts a ConfigMap of
-// generated Renovate configs and reads its token from a Secret. As Tekton does, it waits until
+// A nudge PipelineRun of nudger's `renovate` executor (docs/decisions.md D9), and one of the
+// build-service stand-in (konflux.ts, one config per target), mounts a ConfigMap of generated
+// Renovate configs and reads its tokens from a Secret. As Tekton does, it waits until
 // both exist; then each config is run by the Renovate stand-in (renovate-emulation.ts: its
 // fileMatch, matchStrings, packageRules, branch, commit and pull request settings) on the local
 // forge, so the `direct` and `renovate` executors can be compared on one scenario.

@@ -3,7 +3,8 @@
 // steps nudged by the build-service stand-in and by nudger give the same pull requests, branches
 // and files; `nudges` reads the done-markers; a held target gets no pull request of its own; a
 // failed build nudges nothing; the steps on nudge pull requests act on the edge's branch; the
-// default run's third figure; and a build the dispatcher never settles is named in the error.
+// default run's third figure; a build the dispatcher never settles is named in the error; and a
+// partial hold of a build-service run nudges only the uncovered target.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NUDGE_CONFIGS, PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
@@ -17,7 +18,17 @@ import { compareInEnvironment, playInEnvironment } from '../../src/sandbox/run.t
 import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
 import { sandboxResultProblems, type SandboxResult } from '../../src/sandbox/scenario/result.ts';
 import type { ScenarioDocument } from '../../src/sandbox/scenario/schema.ts';
-import { digestOf, filesAt, imageOf, pinnedDigests, repoOf, startEnvironment } from '../e2e/helpers.ts';
+import {
+  changeGroupPullRequests,
+  digestOf,
+  filesAt,
+  imageOf,
+  listPipelineRuns,
+  pinnedDigests,
+  renovatePullRequest,
+  repoOf,
+  startEnvironment,
+} from '../e2e/helpers.ts';
 
 let env: SandboxEnvironment;
 
@@ -355,5 +366,62 @@ describe('nudger dispatching in the sandbox', { concurrency: true }, () => {
       );
       return true;
     });
+  });
+});
+
+// A partial hold (docs/decisions.md D2): the build-service stand-in nudges both targets of op-a in
+// one run whose ConfigMap holds one generated config per target, the Tekton stand-in runs every
+// config a run mounts, and a ChangeGroup holds one of the two targets. The webhook cancels the
+// run; nudger must nudge the other target alone. A copy of the run (what nudger made before) ran
+// both configs, so the held target got a nudge pull request of its own besides the ChangeGroup's:
+// this test failed then.
+const PARTIAL_NS = 'partial-hold';
+
+function partialHoldScenario(): ScenarioDocument {
+  return {
+    namespace: PARTIAL_NS,
+    nudgedBy: 'build-service',
+    components: [
+      { name: 'op-a', image: imageOf('op-a'), nudges: ['bundle', 'docs'] },
+      { name: 'bundle', image: imageOf('bundle') },
+      { name: 'docs', image: imageOf('docs') },
+    ],
+    changeGroups: [{ name: 'bundle-update', nudgedComponent: 'bundle' }],
+    steps: [{ build: 'op-a', digest: digestOf(PARTIAL_NS, 'op-a') }],
+  };
+}
+
+describe('a partial hold of a build-service nudge on the sandbox', () => {
+  it('nudges the uncovered target alone; the held one gets only the ChangeGroup pull request', async () => {
+    await play(partialHoldScenario());
+    const build = env.konflux.builds.find((b) => b.namespace === PARTIAL_NS && b.component === 'op-a');
+    const held = build?.nudge;
+    assert.ok(held, 'the stand-in created a nudge run');
+    const run = (await listPipelineRuns(env, PARTIAL_NS)).find((r) => r.metadata?.name === held.name);
+    assert.equal(run?.spec?.status, 'Cancelled', 'the webhook held the run');
+    // The honest shape: one run for both targets, one Renovate per generated config.
+    const command = JSON.stringify(run.spec);
+    assert.match(
+      command,
+      /RENOVATE_CONFIG_FILE=\/configs\/bundle-0\.json renovate; .*RENOVATE_CONFIG_FILE=\/configs\/docs-1\.json renovate/,
+    );
+
+    const docs = await renovatePullRequest(env, repoOf(env, PARTIAL_NS, 'docs'), 'docs', 'op-a');
+    assert.ok(docs, 'the uncovered target is nudged');
+    const docsFiles = await filesAt(env, repoOf(env, PARTIAL_NS, 'docs'), docs.headSha);
+    assert.deepEqual(pinnedDigests(docsFiles, imageOf('op-a')), [digestOf(PARTIAL_NS, 'op-a')]);
+
+    const bundle = repoOf(env, PARTIAL_NS, 'bundle');
+    assert.equal(
+      await renovatePullRequest(env, bundle, 'bundle', 'op-a'),
+      undefined,
+      'the held target gets no nudge pull request of its own',
+    );
+    assert.equal((await changeGroupPullRequests(env, bundle, 'bundle-update')).length, 1);
+    // No copy of the run: it would run the held target's config too.
+    const copies = (await listPipelineRuns(env, PARTIAL_NS)).filter((r) =>
+      (r.metadata?.name ?? '').startsWith(`${held.name}-rd-`),
+    );
+    assert.deepEqual(copies, []);
   });
 });

@@ -109,7 +109,10 @@ before(async () => {
   const operand = await forge.createRepository('acme', 'operand-a', { Dockerfile: 'FROM scratch\n' });
   await client.create(COMPONENTS, component('operand-a', operand.url));
   await client.create(COMPONENTS, component('bundle', bundleRepo.url));
-  konflux = new KonfluxStandIn(client, { seed: 'tekton-renovate-test' });
+  konflux = new KonfluxStandIn(client, {
+    seed: 'tekton-renovate-test',
+    forgeAccess: new LocalForgeRenovateAccess(forge),
+  });
   tekton = new TektonStandIn({ client, forge, gitCacheDir: join(dir, 'renovate-cache'), namespace: NS });
   executor = new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) });
 });

@@ -89,9 +89,26 @@ export interface RenovateNudgeRunInput {
   readonly renovateImage?: string;
   /** NudgeRequest.redispatchedFrom: the held run this fire hands a target of back (never held again). */
   readonly redispatchedFrom?: string;
+  /**
+   * The run's name; default renovatePipelineRunName(key). Given for a run in build-service's or
+   * integration-service's own shape (the sandbox's stand-in for them).
+   */
+  readonly name?: string;
+  /**
+   * Every config the run executes, in order; default the one of `nudged` (`<nudged>-0.json`,
+   * `token_0`). build-service and integration-service run one config per target in one run.
+   */
+  readonly configs?: readonly RenovateRunConfig[];
 }
 
-interface ObjectMeta {
+/** One config a nudge run executes: its target, its ConfigMap key and its token's Secret key. */
+export interface RenovateRunConfig {
+  readonly nudged: string;
+  readonly configKey: string;
+  readonly tokenKey: string;
+}
+
+export interface ObjectMeta {
   readonly name: string;
   readonly namespace: string;
   readonly labels?: Readonly<Record<string, string>>;
@@ -150,14 +167,18 @@ function checkInput(input: RenovateNudgeRunInput): void {
  * build-service's command for one config: the GitLab and rate-limit settings it always sets, the
  * token from the Secret's environment variable, and the config file. Nothing secret is in it.
  */
-export function renovateCommand(nudged: string): string {
+export function renovateCommand(
+  nudged: string,
+  configKey = renovateConfigKey(nudged),
+  tokenKey = RENOVATE_TOKEN_KEY,
+): string {
   return [
     'RENOVATE_X_GITLAB_MERGE_REQUEST_DELAY=5000',
     'RENOVATE_X_GITLAB_AUTO_MERGEABLE_CHECK_ATTEMPS=11',
     'RENOVATE_PR_HOURLY_LIMIT=0',
     'RENOVATE_PR_CONCURRENT_LIMIT=0',
-    `RENOVATE_TOKEN=$${TOKEN_ENV_PREFIX}${RENOVATE_TOKEN_KEY}`,
-    `RENOVATE_CONFIG_FILE=${RENOVATE_CONFIG_MOUNT_PATH}/${renovateConfigKey(nudged)}`,
+    `RENOVATE_TOKEN=$${TOKEN_ENV_PREFIX}${tokenKey}`,
+    `RENOVATE_CONFIG_FILE=${RENOVATE_CONFIG_MOUNT_PATH}/${configKey}`,
     'renovate',
   ].join(' ');
 }
@@ -165,7 +186,15 @@ export function renovateCommand(nudged: string): string {
 /** The nudge PipelineRun: build-service's label, its five annotations, its inline Renovate task. */
 export function renovateNudgePipelineRun(input: RenovateNudgeRunInput): RenovatePipelineRunManifest {
   checkInput(input);
-  const name = renovatePipelineRunName(input.key);
+  const name = input.name ?? renovatePipelineRunName(input.key);
+  const configs = input.configs ?? [
+    { nudged: input.nudged, configKey: renovateConfigKey(input.nudged), tokenKey: RENOVATE_TOKEN_KEY },
+  ];
+  for (const config of configs) {
+    if (!isDns1123Label(config.nudged)) throw new NudgeInputError('nudged', 'is not a component name (DNS-1123 label)');
+  }
+  // build-service's `bash -c "<cmd1>; <cmd2>…"`: one Renovate per config, one after the other.
+  const command = configs.map((c) => renovateCommand(c.nudged, c.configKey, c.tokenKey)).join('; ');
   return {
     apiVersion: TEKTON_API_VERSION,
     kind: 'PipelineRun',
@@ -174,7 +203,7 @@ export function renovateNudgePipelineRun(input: RenovateNudgeRunInput): Renovate
       namespace: input.namespace,
       labels: { [NUDGE_TYPE_LABEL]: NUDGE_TYPE_VALUE },
       annotations: {
-        [NUDGED_COMPONENTS_ANNOTATION]: input.nudged,
+        [NUDGED_COMPONENTS_ANNOTATION]: configs.map((c) => c.nudged).join(' '),
         [NUDGING_COMMIT_ANNOTATION]: nudgingCommit(input.repoAtShaLink),
         [NUDGING_COMPONENT_ANNOTATION]: input.nudging,
         [NUDGING_IMAGE_ANNOTATION]: input.imageUrl,
@@ -195,7 +224,7 @@ export function renovateNudgePipelineRun(input: RenovateNudgeRunInput): Renovate
                   envFrom: [{ prefix: TOKEN_ENV_PREFIX, secretRef: { name } }],
                   // build-service always passes debug=true.
                   env: [{ name: 'LOG_LEVEL', value: 'debug' }],
-                  command: ['bash', '-c', renovateCommand(input.nudged)],
+                  command: ['bash', '-c', command],
                   volumeMounts: [{ name, mountPath: RENOVATE_CONFIG_MOUNT_PATH }],
                   securityContext: {
                     capabilities: { drop: ['ALL'] },
@@ -235,22 +264,25 @@ export function renovateNudgeConfigMap(
   config: RenovateNudgeConfig,
   owner: OwnerIdentity,
 ): ConfigMapManifest {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: ownedMeta(namespace, owner),
-    data: { [renovateConfigKey(nudged)]: JSON.stringify(config) },
-  };
+  return renovateConfigsMap(ownedMeta(namespace, owner), new Map([[renovateConfigKey(nudged), config]]));
+}
+
+/** A ConfigMap of several generated configs by key (build-service's and integration-service's runs). */
+export function renovateConfigsMap(
+  metadata: ObjectMeta,
+  configs: ReadonlyMap<string, RenovateNudgeConfig>,
+): ConfigMapManifest {
+  const data = Object.fromEntries([...configs].map(([key, config]) => [key, JSON.stringify(config)]));
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data };
 }
 
 /** The only object the forge token goes into. */
 export function renovateNudgeTokenSecret(namespace: string, owner: OwnerIdentity, token: string): SecretManifest {
-  if (token === '') throw new NudgeInputError('token', 'is empty');
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: ownedMeta(namespace, owner),
-    type: 'Opaque',
-    stringData: { [RENOVATE_TOKEN_KEY]: token },
-  };
+  return renovateTokensSecret(ownedMeta(namespace, owner), { [RENOVATE_TOKEN_KEY]: token });
+}
+
+/** The tokens a run's commands read (`$TOKEN_<key>`), by key; never empty. */
+export function renovateTokensSecret(metadata: ObjectMeta, tokens: Readonly<Record<string, string>>): SecretManifest {
+  if (Object.values(tokens).some((token) => token === '')) throw new NudgeInputError('token', 'is empty');
+  return { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData: { ...tokens } };
 }

@@ -9,10 +9,12 @@ import {
   DEFAULT_RENOVATE_IMAGE,
   nudgingCommit,
   renovateCommand,
+  renovateConfigsMap,
   renovateNudgeConfigMap,
   renovateNudgePipelineRun,
   renovateNudgeTokenSecret,
   renovatePipelineRunName,
+  renovateTokensSecret,
   type RenovateNudgeRunInput,
 } from '../../../src/domain/nudge/renovate-pipelinerun.ts';
 import { NO_RENOVATE_SETTINGS } from '../../../src/domain/nudge/renovate-settings.ts';
@@ -196,5 +198,56 @@ describe('the ConfigMap and the Secret', () => {
   it('refuses an owner without a uid and an empty token', () => {
     assert.throws(() => renovateNudgeConfigMap('tenant', 'x', config, { name: NAME, uid: '' }), NudgeInputError);
     assert.throws(() => renovateNudgeTokenSecret('tenant', OWNER, ''), NudgeInputError);
+  });
+});
+
+describe('one run for several targets: build-service and integration-service', () => {
+  const configs = [
+    { nudged: 'operator-bundle', configKey: 'operator-bundle-0.json', tokenKey: 'token_0' },
+    { nudged: 'docs', configKey: 'docs-1.json', tokenKey: 'token_1' },
+  ];
+
+  it('runs one Renovate per config, in order, in one bash -c, and names every target', () => {
+    const run = renovateNudgePipelineRun(input({ name: 'renovate-pipeline-0123456789ab', configs }));
+    assert.equal(run.metadata.name, 'renovate-pipeline-0123456789ab');
+    assert.equal(run.metadata.annotations?.['build.appstudio.redhat.com/nudged-components'], 'operator-bundle docs');
+    const text = JSON.stringify(run.spec);
+    assert.ok(
+      text.includes(
+        `${renovateCommand('operator-bundle', 'operator-bundle-0.json', 'token_0')}; ${renovateCommand('docs', 'docs-1.json', 'token_1')}`,
+      ),
+    );
+    assert.match(
+      renovateCommand('docs', 'docs-1.json', 'token_1'),
+      /RENOVATE_TOKEN=\$TOKEN_token_1 RENOVATE_CONFIG_FILE=\/configs\/docs-1\.json renovate$/,
+    );
+  });
+
+  it('refuses a config whose target is not a component name', () => {
+    assert.throws(
+      () =>
+        renovateNudgePipelineRun(
+          input({ configs: [{ nudged: 'Not_A_Name', configKey: 'x-0.json', tokenKey: 'token_0' }] }),
+        ),
+      NudgeInputError,
+    );
+  });
+
+  it('its ConfigMap holds one config per key, its Secret one token per key, never an empty one', () => {
+    const metadata = { name: 'renovate-pipeline-0123456789ab', namespace: 'tenant' };
+    const map = renovateConfigsMap(
+      metadata,
+      new Map([
+        ['operator-bundle-0.json', config],
+        ['docs-1.json', config],
+      ]),
+    );
+    assert.deepEqual(Object.keys(map.data), ['operator-bundle-0.json', 'docs-1.json']);
+    assert.deepEqual(JSON.parse(map.data['docs-1.json'] ?? ''), config);
+    assert.deepEqual(renovateTokensSecret(metadata, { token_0: TOKEN, token_1: TOKEN }).stringData, {
+      token_0: TOKEN,
+      token_1: TOKEN,
+    });
+    assert.throws(() => renovateTokensSecret(metadata, { token_0: TOKEN, token_1: '' }), NudgeInputError);
   });
 });
