@@ -12,7 +12,10 @@ import { PIPELINE_RUNS, CHANGE_GROUPS } from '../../src/adapters/kubernetes/reso
 import type { KubeObject, ListPage, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import { BuildVerifier } from '../../src/controllers/changegroup/build-verifier.ts';
-import { ChangeGroupReconciler } from '../../src/controllers/changegroup/reconciler.ts';
+import {
+  ChangeGroupReconciler,
+  type ChangeGroupReconcilerOptions,
+} from '../../src/controllers/changegroup/reconciler.ts';
 import { CHANGE_GROUPS_KIND, COMPONENTS_KIND } from '../../src/cluster/watched-kinds.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
@@ -125,6 +128,8 @@ export interface SetupOptions {
   readonly forges?: (local: ForgeResolver, client: RecordingClient) => ForgeResolver;
   /** The nudged Component's spec.source.git.url; the local forge's repository by default. */
   readonly nudgedUrl?: string;
+  /** The manager's executors as the reconciler fires through them; absent: dispatch is off. */
+  readonly redispatcher?: ChangeGroupReconcilerOptions['redispatcher'];
 }
 
 export async function setup(prefix: string, options: SetupOptions = {}) {
@@ -184,6 +189,7 @@ export async function setup(prefix: string, options: SetupOptions = {}) {
     pollIntervalMs: 60_000,
     events: { event: (_object, _type, reason, message) => events.push({ reason, message }) },
     clock,
+    ...(options.redispatcher === undefined ? {} : { redispatcher: options.redispatcher }),
   });
 
   /** A held nudge of bundle-x from `source`; its build is served by the API unless `forged`. */

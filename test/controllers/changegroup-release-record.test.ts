@@ -5,9 +5,15 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { rmSync } from 'node:fs';
 import { PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
-import { RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
+import { HELD_TARGETS_ANNOTATION, RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
-import { NotCopyableError, redispatchName, wholeRunCopy } from '../../src/controllers/redispatch.ts';
+import {
+  NotCopyableError,
+  RedispatchFailedError,
+  redispatchName,
+  wholeRunCopy,
+  type RedispatchOutcome,
+} from '../../src/controllers/redispatch.ts';
 import type { PipelineRun } from '../../src/schema/pipelinerun.ts';
 import { CG, NS, setup } from './changegroup-env.ts';
 
@@ -27,6 +33,13 @@ function asDispatcherRecord(run: PipelineRun): PipelineRun {
   };
 }
 
+/** The ChangeGroup being deleted: it releases every held nudge it did not push. */
+function markDeleted(env: Awaited<ReturnType<typeof setup>>): void {
+  const cg = env.changeGroups.get(NS, CG);
+  assert.ok(cg !== undefined);
+  env.changeGroups.upsert({ ...cg, metadata: { ...cg.metadata, deletionTimestamp: '2025-01-15T10:05:00Z' } });
+}
+
 describe('ChangeGroup release of a held-nudge record the dispatcher made', () => {
   it('a deleted ChangeGroup marks the record released and copies only the build-service run', async () => {
     const env = await setup('release-record');
@@ -35,9 +48,7 @@ describe('ChangeGroup release of a held-nudge record the dispatcher made', () =>
     env.nudge('operand-b', '2', 2);
     const record = asDispatcherRecord(env.nudgeRuns.get(NS, 'nudge-operand-a-1') ?? {});
     env.nudgeRuns.upsert(record);
-    const cg = env.changeGroups.get(NS, CG);
-    assert.ok(cg !== undefined);
-    env.changeGroups.upsert({ ...cg, metadata: { ...cg.metadata, deletionTimestamp: '2025-01-15T10:05:00Z' } });
+    markDeleted(env);
 
     await env.reconcile(5);
 
@@ -68,5 +79,79 @@ describe('ChangeGroup release of a held-nudge record the dispatcher made', () =>
     env.nudge('operand-a', '1', 1);
     const record = asDispatcherRecord(env.nudgeRuns.get(NS, 'nudge-operand-a-1') ?? {});
     assert.throws(() => wholeRunCopy(record), NotCopyableError);
+  });
+});
+
+describe('ChangeGroup release of a build-service run through the executors (docs/decisions.md D2)', () => {
+  /** Records the targets fired; answers with `answer`. */
+  function recording(answer: () => RedispatchOutcome = () => ({ kind: 'fired', executor: 'direct' })) {
+    const fired: { run: string; target: string }[] = [];
+    return {
+      fired,
+      answer,
+      fire(run: PipelineRun, target: string): Promise<RedispatchOutcome> {
+        fired.push({ run: run.metadata?.name ?? '', target });
+        return Promise.resolve(this.answer());
+      },
+    };
+  }
+
+  it('fires the released target from the build, then marks the run released; no copy', async () => {
+    const redispatcher = recording();
+    const env = await setup('release-executor', { redispatcher });
+    dirs.push(env.dir);
+    env.nudge('operand-b', '2', 2);
+    markDeleted(env);
+
+    await env.reconcile(5);
+
+    assert.deepEqual(redispatcher.fired, [{ run: 'nudge-operand-b-2', target: 'bundle-x' }]);
+    const writes = env.client.writes().filter((c) => c.ref === PIPELINE_RUNS);
+    assert.deepEqual(
+      writes.map((c) => [c.verb, c.name]),
+      [['patch', 'nudge-operand-b-2']],
+    );
+    assert.deepEqual(writes[0]?.body, {
+      metadata: { annotations: { [RELEASED_TARGETS_ANNOTATION]: `bundle-x=${CG}` } },
+    });
+  });
+
+  it('a fire to retry marks nothing and fails the reconcile, so it is retried with backoff', async () => {
+    const redispatcher = recording(() => ({
+      kind: 'failed',
+      reason: 'forge-unavailable',
+      message: '503',
+      permanent: false,
+    }));
+    const env = await setup('release-executor-retry', { redispatcher });
+    dirs.push(env.dir);
+    env.nudge('operand-b', '2', 2);
+    markDeleted(env);
+
+    await assert.rejects(env.reconcile(5), RedispatchFailedError);
+    assert.deepEqual(
+      env.client.writes().filter((c) => c.ref === PIPELINE_RUNS),
+      [],
+    );
+  });
+
+  it('without executors, a run another ChangeGroup still holds is only marked, never copied (N26)', async () => {
+    const env = await setup('release-wait');
+    dirs.push(env.dir);
+    env.nudge('operand-b', '2', 2);
+    const run = env.nudgeRuns.get(NS, 'nudge-operand-b-2');
+    assert.ok(run !== undefined);
+    const annotations = { ...run.metadata?.annotations, [HELD_TARGETS_ANNOTATION]: `bundle-x=${CG} docs=docs-update` };
+    env.nudgeRuns.upsert({ ...run, metadata: { ...run.metadata, annotations } });
+    markDeleted(env);
+
+    await env.reconcile(5);
+
+    const writes = env.client.writes().filter((c) => c.ref === PIPELINE_RUNS);
+    assert.deepEqual(
+      writes.map((c) => [c.verb, c.name]),
+      [['patch', 'nudge-operand-b-2']],
+    );
+    assert.match(env.events.find((e) => e.reason === 'NudgeReleaseWaiting')?.message ?? '', /docs=docs-update/);
   });
 });
