@@ -4,8 +4,9 @@
 // the renovate executor's Secret is never read back. So what looks like a secret is removed by its
 // shape: user information in a URL (as redactUserInfo writes it, `scheme://***@host`), the value
 // of an Authorization header or a Bearer/Basic credential, a value whose key names a secret
-// (`TOKEN_token_0=…`, `"password": "…"`), and the forge token formats GitHub, GitLab and Bitbucket
-// document. It over-masks rather than under-masks: a message that loses a word is still a message.
+// (`TOKEN_token_0=…`, `"password": "…"`), a JWT, and the forge token formats GitHub, GitLab and
+// Bitbucket document. It over-masks rather than under-masks: a message that loses a word is still a
+// message.
 
 const REDACTED = '[redacted]';
 
@@ -20,6 +21,9 @@ const SHAPES: readonly (readonly [RegExp, string])[] = [
     /\b([\w.-]*(?:token|password|passwd|secret|api[_-]?key|private[_-]?key)[\w.-]*)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|\*\*\*)[^\s"',;&]+/gi,
     `$1$2${REDACTED}`,
   ],
+  // A JWT (a GitHub App's, signed with its private key), quoted without its scheme: base64url JSON
+  // header and payload, then the signature, which a message cut short may have lost in part.
+  [/\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*/g, REDACTED],
   // Forge token formats, wherever they stand.
   [
     /\b(?:gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{16,}|gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{16,}|ATBB[A-Za-z0-9_=.-]{16,})/g,

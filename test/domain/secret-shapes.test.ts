@@ -7,6 +7,9 @@ import { redactSecretShapes } from '../../src/domain/secret-shapes.ts';
 const GITHUB = 'ghs_16C7e42F292c6912E7710c838347Ae178B4a';
 const GITLAB = 'glpat-xxxxxxxxxxxxxxxxxxxx';
 const OPAQUE = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+/** A GitHub App's JWT: RS256 header, `iat`/`exp`/`iss` payload, signature. */
+const JWT =
+  'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3OTU2OTI5NTgsImV4cCI6MTc5NTY5MzU1OCwiaXNzIjoxMDAwfQ.bl-yi0tKX7JeUKIoOBC4Oc0Sx-7rN_31619kBWlB290n3gCy';
 
 describe('redactSecretShapes', () => {
   it('removes forge tokens, credentials in URLs, Authorization values and secret-named values', () => {
@@ -22,6 +25,10 @@ describe('redactSecretShapes', () => {
       [`bad credentials for ${GITHUB}.`, 'bad credentials for [redacted].'],
       [`token ${GITLAB} expired`, 'token [redacted] expired'],
       ['github_pat_11ABCDEFG0123456789_abcdefghijklmnop', '[redacted]'],
+      [`Authorization: bearer ${JWT}`, 'Authorization: [redacted]'],
+      // A JWT quoted without its scheme, and one a message cut short in its signature.
+      [`jwt ${JWT} refused`, 'jwt [redacted] refused'],
+      [`cut: ${JWT.slice(0, JWT.lastIndexOf('.') + 4)}…`, 'cut: [redacted]…'],
     ];
     for (const [text, expected] of cases) assert.equal(redactSecretShapes(text), expected, text);
   });

@@ -262,4 +262,24 @@ describe('HostedForgeResolver with a GitHub App', () => {
       return true;
     });
   });
+
+  it('drops the App JWT from an answer that quotes the Authorization header (a proxy echoing it)', async () => {
+    github.failRepository('acme', 'operand', { status: 500, appEndpoints: true });
+    try {
+      const { resolver: forges } = resolver([app()]);
+      await assert.rejects(forges.resolve(`${github.gitBaseUrl}/acme/operand`, 'tenant'), (error: Error) => {
+        assert.equal(error.name, 'ForgeError');
+        assert.match(
+          error.message,
+          /findAppInstallation acme\/operand: Upstream refused the request \(Authorization: /,
+        );
+        // The JWT's base64url header, as every RS256 JWT starts: whole or cut short, it is gone.
+        assert.ok(!error.message.includes('eyJ'), error.message);
+        assert.ok(!inspect(error).includes('eyJ'), 'nor does the inspected error');
+        return true;
+      });
+    } finally {
+      github.failRepository('acme', 'operand', undefined);
+    }
+  });
 });

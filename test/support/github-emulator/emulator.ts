@@ -93,7 +93,19 @@ export interface GitHubEmulator {
   editPullRequestBody(owner: string, name: string, number: number, body: string): Promise<void>;
   /** The next `count` API requests are refused as rate limited, with `retry-after: <seconds>`. */
   rateLimitNext(count: number, retryAfterSeconds: number, status?: 403 | 429): void;
+  /**
+   * Every REST and git request naming `owner/name` is answered `failure.status`, with a message
+   * that quotes the request's Authorization header, as a misbehaving proxy might: what a client
+   * does with an echoed credential. The App endpoints (the installation lookup, whose header is
+   * the App's JWT) fail too only with `appEndpoints`. `undefined` heals the repository.
+   */
+  failRepository(owner: string, name: string, failure: RepositoryFailure | undefined): void;
   close(): Promise<void>;
+}
+
+export interface RepositoryFailure {
+  readonly status: 401 | 500;
+  readonly appEndpoints?: boolean;
 }
 
 const API_PREFIX = '/api/v3';
@@ -109,6 +121,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   const requests: RecordedRequest[] = [];
   const contractViolations: string[] = [];
   let rateLimited: { remaining: number; retryAfterSeconds: number; status: 403 | 429 } | undefined;
+  const failing = new Map<string, RepositoryFailure>();
+  const failureOf = (owner: string | undefined, name: string | undefined, app: boolean): number | undefined => {
+    const failure = failing.get(`${owner ?? ''}/${name ?? ''}`.toLowerCase());
+    return failure === undefined || (app && failure.appEndpoints !== true) ? undefined : failure.status;
+  };
+  const echoed = (request: IncomingMessage): string =>
+    `Upstream refused the request (Authorization: ${request.headers.authorization ?? 'none'})`;
   // API requests run one at a time, so a check-then-create (one open PR per head) cannot race.
   let queue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
@@ -139,6 +158,12 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       } else {
         label('git');
         const [owner = '', name = ''] = url.pathname.split('/').slice(1, 3);
+        const failed = failureOf(owner, name.replace(/\.git$/, ''), false);
+        if (failed !== undefined) {
+          response.writeHead(failed, { 'content-type': 'text/plain' });
+          response.end(`${echoed(request)}\n`);
+          return;
+        }
         if (!apps.gitAuthorized(request.headers.authorization, options.token, owner, name.replace(/\.git$/, ''))) {
           response.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"', 'content-type': 'text/plain' });
           response.end('Invalid username or token. Password authentication is not supported for Git operations.\n');
@@ -177,6 +202,14 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       }
       sendJson(response, result.status, result.body, result.headers);
     };
+    const failed =
+      operation === undefined
+        ? undefined
+        : failureOf(operation.pathParams.owner, operation.pathParams.repo, operation.operationId.startsWith('apps/'));
+    if (failed !== undefined) {
+      reply({ status: failed, body: errorBody(failed, echoed(request)) });
+      return;
+    }
     const auth = apps.authenticate(request.headers.authorization, options.token, login);
     if (!auth.ok) {
       reply({ status: 401, body: errorBody(401, auth.message) });
@@ -371,6 +404,11 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       }),
     rateLimitNext(count, retryAfterSeconds, status = 429) {
       rateLimited = { remaining: count, retryAfterSeconds, status };
+    },
+    failRepository(owner, name, failure) {
+      const key = `${owner}/${name}`.toLowerCase();
+      if (failure === undefined) failing.delete(key);
+      else failing.set(key, failure);
     },
     async close() {
       server.closeAllConnections();

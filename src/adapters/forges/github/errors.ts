@@ -1,9 +1,14 @@
 // Octokit and GraphQL failures as ForgeErrors. Octokit's errors carry the request (headers
 // included) and the response; none of that may leave this module, so a fresh ForgeError is built
 // from the status and GitHub's message alone, without `cause`, and the text goes through
-// Credentials.redact() in case an echoed value holds the token.
+// Credentials.redact() in case an echoed value holds the token. The GitHub App's own requests carry
+// its JWT, which @octokit/auth-app signs out of nudger's sight: their text is redacted by shape
+// (src/domain/secret-shapes.ts), since a proxy or a GitHub Enterprise front that quotes the
+// Authorization header in its error would otherwise put a credential able to mint installation
+// tokens into an Event or a status (docs/decisions.md D9).
 import { GraphqlResponseError } from '@octokit/graphql';
 import type { Credentials } from '../../credentials/credentials.ts';
+import { redactSecretShapes } from '../../../domain/secret-shapes.ts';
 import { ForgeError } from '../errors.ts';
 import { GitHubTimeoutError, httpStatus } from './client.ts';
 
@@ -14,7 +19,7 @@ export interface FailureContext {
   readonly operation: string;
   /** `owner/name`. */
   readonly repo: string;
-  /** Whose token the request carried; absent for the GitHub App's own requests (its JWT is never echoed). */
+  /** Whose token the request carried; absent for the GitHub App's own requests (JWT: redacted by shape). */
   readonly credentials?: Credentials;
   /** `host:port` of the API, named when the connection itself fails. */
   readonly endpoint: string;
@@ -173,7 +178,7 @@ function graphqlReason(errors: readonly GraphqlErrorLike[] | undefined): string 
 }
 
 function redactWith(context: FailureContext, text: string): string {
-  return context.credentials === undefined ? text : context.credentials.redact(text);
+  return context.credentials === undefined ? redactSecretShapes(text) : context.credentials.redact(text);
 }
 
 function oneLine(text: string): string {
