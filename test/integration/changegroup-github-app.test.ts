@@ -6,9 +6,7 @@
 // ChangeGroup.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { GitHubAppTokens } from '../../src/adapters/forges/github/app-tokens.ts';
 import { localGitRun } from '../../src/adapters/git/plumbing.ts';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import {
@@ -25,11 +23,13 @@ import { KonfluxStandIn } from '../../src/sandbox/konflux.ts';
 import { NAMESPACE_NAME_LABEL, registerWebhooks } from '../../src/sandbox/webhooks.ts';
 import type { ChangeGroupStatus } from '../../src/schema/changegroup.ts';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { assertNoSecrets, captureLog, privateKeyForms, tokenForms } from '../support/secret-leaks.ts';
+import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
+import { emulatorForges, PAC, pacSecret } from './github-app-manager.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const NS = 'gh-app-tenant';
-const PAC = { namespace: 'build-service', name: 'pipelines-as-code-secret' };
 /** The emulator's own user token: nudger is never given it. */
 const USER_TOKEN = 'ghp_emulatorUserTokenNudgerNeverSees0123';
 const OPERAND = 'operand-a';
@@ -42,42 +42,18 @@ let client: KubeClient;
 let manager: TestManager;
 let github: GitHubEmulator;
 let appId: number;
-const logLines: string[] = [];
-
-function component(name: string, url: string): KubeObject {
-  return {
-    apiVersion: 'appstudio.redhat.com/v1alpha1',
-    kind: 'Component',
-    metadata: { name, namespace: NS },
-    spec: {
-      componentName: name,
-      application: 'app',
-      containerImage: `quay.io/acme/${name}`,
-      source: { git: { url, revision: 'main' } },
-    },
-  } as KubeObject;
-}
+const log = captureLog();
 
 before(async () => {
   github = await startGitHubEmulator({ token: USER_TOKEN });
   const app = github.apps.registerApp({ slug: 'konflux-test', publicKey, botId: 4242 });
   appId = app.id;
-  const host = new URL(github.gitBaseUrl).host;
   plane = await startControlPlane({ crds: SANDBOX_CRDS });
   client = new KubeClient(plane.kubeConfig);
   manager = await startTestManager(plane.kubeConfig, {
     logLevel: 'debug',
-    logDestination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    changeGroups: {
-      forgeHosts: new Map([[host, { kind: 'github', apiUrl: github.apiUrl, gitBaseUrl: github.gitBaseUrl }]]),
-      githubApp: { secret: PAC, tokens: new GitHubAppTokens() },
-      pollIntervalMs: 300,
-    },
+    logDestination: log.destination,
+    changeGroups: emulatorForges(github, { pollIntervalMs: 300 }),
   });
   for (const name of [NS, PAC.namespace]) {
     await client.create(NAMESPACES, {
@@ -87,21 +63,12 @@ before(async () => {
     });
   }
   await registerWebhooks(client, { url: (path) => manager.webhookUrl(path), caPem: manager.caPem, namespace: NS });
-  await client.create(SECRETS, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: PAC,
-    type: 'Opaque',
-    data: {
-      'github-application-id': Buffer.from(String(appId)).toString('base64'),
-      'github-private-key': Buffer.from(PEM).toString('base64'),
-    },
-  } as KubeObject);
+  await client.create(SECRETS, pacSecret(appId, PEM));
   await github.createRepository('acme', 'bundle', { 'manifests/csv.yaml': CSV });
   // Installed on the bundle only: the operand's repository is never asked for a token.
   github.apps.install(appId, 'acme', ['bundle']);
   for (const name of [OPERAND, 'bundle']) {
-    await client.create(COMPONENTS, component(name, `${github.gitBaseUrl}/acme/${name}.git`));
+    await client.create(COMPONENTS, sandboxComponent(NS, name, `${github.gitBaseUrl}/acme/${name}.git`));
   }
   await eventually('the NudgeConfig to be admitted', () =>
     client.create(NUDGE_CONFIGS, {
@@ -166,20 +133,14 @@ describe('ChangeGroup with only the GitHub App', () => {
   it('lets neither the private key nor a token reach a debug log line, an Event or the ChangeGroup', async () => {
     const events = await client.list<KubeObject>(CORE_EVENTS, { namespace: NS });
     const cg = await client.get(CHANGE_GROUPS, NS, 'bundle-update');
-    const haystacks = [logLines.join(''), JSON.stringify(events.items), JSON.stringify(cg)];
     assert.ok(
-      logLines.some((line) => line.includes('"level":"debug"')),
+      log.lines.some((line) => line.includes('"level":"debug"')),
       'the manager logged at debug level',
     );
-    const secrets = [
-      ...PEM.split('\n').filter((line) => line.length >= 16),
-      Buffer.from(PEM).toString('base64').slice(0, 64),
-      ...github.apps.mintedTokens,
-      ...github.apps.mintedTokens.map((token) => Buffer.from(`x-access-token:${token}`).toString('base64')),
-    ];
     assert.ok(github.apps.mintedTokens.length > 0);
-    for (const text of haystacks) {
-      for (const secret of secrets) assert.ok(!text.includes(secret), `leaked: ${secret.slice(0, 12)}…`);
-    }
+    assertNoSecrets(
+      { log: log.lines.join(''), events: JSON.stringify(events.items), changeGroup: JSON.stringify(cg) },
+      [...privateKeyForms(PEM), ...github.apps.mintedTokens.flatMap((token) => tokenForms(token))],
+    );
   });
 });
