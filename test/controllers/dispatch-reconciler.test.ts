@@ -15,7 +15,9 @@ import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
 import { HELD_TARGETS_ANNOTATION, RELEASED_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 import { status } from '../runtime/fakes.ts';
+import { captureLog } from '../support/secret-leaks.ts';
 import { BUILD, NS, T0, bundleX, changeGroup, nudgeConfig, operandA, setup } from './dispatch-env.ts';
 
 const markerOf = (object: KubeObject | undefined) => object?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION];
@@ -239,7 +241,8 @@ describe('DispatchReconciler', () => {
   });
 
   it('a rejecting executor is a failed attempt classified executor-error, its text kept out of the Event', async () => {
-    const env = setup();
+    const log = captureLog();
+    const env = setup({ overrides: { logger: createLogger({ level: 'debug', destination: log.destination }) } });
     const direct = env.executors.direct;
     assert.ok(direct !== undefined);
     direct.answer = () => Promise.reject(new TypeError('cannot read https://user:ghp_secret@forge.example'));
@@ -251,6 +254,9 @@ describe('DispatchReconciler', () => {
     const failed = env.events.find((e) => e.reason === 'ComponentNudgeFailed');
     assert.match(failed?.message ?? '', /TypeError/);
     assert.doesNotMatch(JSON.stringify(env.events), /ghp_secret/);
+    // The log has the text, without the credentials the URL carried (D9: no token in a log).
+    assert.match(log.lines.join(''), /cannot read https:\/\/\*\*\*@forge\.example/);
+    assert.doesNotMatch(log.lines.join(''), /ghp_secret/);
     assert.match(
       await metric(env.registry, 'nudger_nudge_failed_attempts_total'),
       /executor="direct",reason="executor-error"} 1/,
@@ -455,6 +461,34 @@ describe('DispatchReconciler', () => {
     assert.ok(first !== undefined);
     assert.equal(first.involvedObject.name, 'bundle-x');
     assert.match(first.message, /ConfigMap bundle-renovate key automerge/);
+  });
+
+  it("an executor's notice of a lasting fact is told once across nudges; others on every nudge", async () => {
+    const env = setup();
+    const direct = env.executors.direct;
+    assert.ok(direct !== undefined);
+    direct.answer = () =>
+      Promise.resolve({
+        result: { ok: true, detail: 'https://forge.example/acme/bundle-x/pull/1' },
+        notices: [
+          {
+            type: 'Warning',
+            reason: 'NudgeSettingUnsupported',
+            message: 'ConfigMap cm key automergeSchedule: no',
+            once: true,
+          },
+          { type: 'Warning', reason: 'NudgeAutoMergeFailed', message: 'auto-merge is not allowed' },
+        ],
+      });
+    await env.addBuild();
+    await env.settle();
+    await env.addBuild({ name: 'operand-a-on-push-newer', createdAt: '2025-01-15T10:40:00Z' });
+    await env.settle('operand-a-on-push-newer');
+    assert.equal(direct.requests.length, 2);
+    const lasting = env.storedEvents().filter((e) => e.reason === 'NudgeSettingUnsupported');
+    assert.equal(lasting.length, 1, 'once, not once per nudge');
+    assert.equal(lasting[0]?.involvedObject.name, 'operand-a');
+    assert.equal(env.events.filter((e) => e.reason === 'NudgeAutoMergeFailed').length, 2);
   });
 
   it('a failed build fires nothing; a namespace without a NudgeConfig is left alone', async () => {

@@ -55,6 +55,11 @@ export interface ExecutorNotice {
   /** CamelCase Event reason, e.g. `NudgeBranchEditedByHuman`, `NudgeSettingUnsupported`. */
   readonly reason: string;
   readonly message: string;
+  /**
+   * A fact that stays true from nudge to nudge (a setting the forge cannot honour): told once per
+   * fact, as the dispatcher tells an ignored ConfigMap value, not once per nudge.
+   */
+  readonly once?: boolean;
 }
 
 export interface FireOutcome {

@@ -431,7 +431,10 @@ export class DispatchReconciler implements Reconciler {
     }
     // The executor's own reports (a branch edited by a human, a setting its forge cannot honour).
     const nudging = this.#regarding(written, { kind: 'Component', name: intent.build.component });
-    for (const notice of notices ?? []) this.#o.events?.event(nudging, notice.type, notice.reason, notice.message);
+    for (const notice of notices ?? []) {
+      if (notice.once !== true) this.#o.events?.event(nudging, notice.type, notice.reason, notice.message);
+      else await this.#tell(nudging, ['executor-notice', notice.reason, notice.message], notice);
+    }
     return written;
   }
 
@@ -456,7 +459,8 @@ export class DispatchReconciler implements Reconciler {
     } catch (error) {
       // A rejection is a programming error (executor.ts): a failed attempt like any other. Only
       // the error's class goes into the Event and the marker; its text, which could quote a
-      // response or a URL with credentials, goes to the manager's log alone.
+      // response or a URL with credentials, goes to the manager's log alone, redacted by shape
+      // (describeError).
       this.#logger.error(
         { controller: this.name, executor: intent.executor, key: intent.key, error: describeError(error) },
         'executor rejected instead of classifying its failure',

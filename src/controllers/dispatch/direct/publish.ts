@@ -58,7 +58,13 @@ export async function upsertNudgePullRequest(
 
 function settingNotice(settings: RenovateSettings, key: string, why: string): ExecutorNotice {
   const source = settings.configMap === undefined ? 'Renovate setting' : `ConfigMap ${settings.configMap} key`;
-  return { type: 'Warning', reason: DIRECT_NOTICE_REASONS.settingUnsupported, message: `${source} ${key}: ${why}` };
+  // Told once per fact: the setting stays unsupported on every nudge until someone changes it.
+  return {
+    type: 'Warning',
+    reason: DIRECT_NOTICE_REASONS.settingUnsupported,
+    message: `${source} ${key}: ${why}`,
+    once: true,
+  };
 }
 
 /** Labels and auto-merge on the open pull request; what could not be honoured comes back as notices. */
