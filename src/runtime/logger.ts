@@ -2,6 +2,7 @@
 // pino's own `redact` needs every path spelled out in advance, and the objects nudger logs (API
 // errors carrying request headers, client configs, Kubernetes objects) nest secrets anywhere.
 import { pino, type DestinationStream, type LevelWithSilentOrString } from 'pino';
+import { redactSecretShapes } from '../domain/secret-shapes.ts';
 
 export type Logger = pino.Logger;
 
@@ -67,8 +68,10 @@ function mask(value: unknown, depth: number, ancestors: WeakSet<object>): unknow
     const copy: Record<string, unknown> = {};
     if (value instanceof Error) {
       copy.type = value.name;
-      copy.message = value.message;
-      copy.stack = value.stack;
+      // An error's text may quote a credential (a URL with user information, an echoed header):
+      // masked by shape, as describeError masks it (docs/decisions.md D9).
+      copy.message = redactSecretShapes(value.message);
+      copy.stack = value.stack === undefined ? undefined : redactSecretShapes(value.stack);
       if (value.cause !== undefined) copy.cause = mask(value.cause, depth + 1, ancestors);
     }
     for (const [key, field] of Object.entries(value)) {

@@ -66,6 +66,15 @@ describe('createLogger', () => {
     assert.equal(entry.bearerToken, REDACTED);
   });
 
+  it("masks credentials an error's text quotes, by shape", () => {
+    const { lines, logger } = capture();
+    const error = new Error('clone of https://x-access-token:ghs_0123456789abcdefghij@github.com/a/b failed');
+    logger.error({ err: error }, 'failed');
+    const entry = JSON.parse(lines[0]!) as { err: { message: string; stack: string } };
+    assert.equal(entry.err.message, 'clone of https://***@github.com/a/b failed');
+    assert.ok(!lines[0]!.includes('ghs_0123456789abcdefghij'), lines[0]);
+  });
+
   it('masks bindings of grandchildren too', () => {
     const { lines, logger } = capture();
     logger
