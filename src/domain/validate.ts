@@ -303,6 +303,22 @@ function isFiredEntry(edge: NudgeEdge, fired: ReadonlySet<ObjectRef>): boolean {
 }
 
 /**
+ * Among the declarations of one pair seen so far (the first, then the first of each further
+ * object, in graph order), the first immediate entry nudger fires. Asked only for a duplicate
+ * build-nudges-ref item, so the common case (no duplicates) costs nothing per edge; NudgeConfig
+ * edges come before build-nudges-ref ones in the graph, so the fired entry is already among them.
+ */
+function firedDeclaration(
+  first: NudgeEdge,
+  others: ReadonlyMap<ObjectRef, NudgeEdge>,
+  fired: ReadonlySet<ObjectRef>,
+): NudgeEdge | undefined {
+  if (isFiredEntry(first, fired)) return first;
+  for (const edge of others.values()) if (isFiredEntry(edge, fired)) return edge;
+  return undefined;
+}
+
+/**
  * The same pair twice in one object is a plain mistake (the API server refuses it for NudgeConfig).
  * The same pair in two objects, typically a NudgeConfig and a build-nudges-ref not yet removed, is
  * the expected state mid-migration: the migration merges them, so it is only a warning. A
@@ -313,16 +329,9 @@ function isFiredEntry(edge: NudgeEdge, fired: ReadonlySet<ObjectRef>): boolean {
 function checkDuplicates(graph: NamespaceGraph, fired: ReadonlySet<ObjectRef>, findings: Finding[]): void {
   // First declaration of each pair, keyed by from then to: no key strings to build per edge.
   const firstOf = new Map<string, Map<string, NudgeEdge>>();
-  // Per pair (from, then to), the first immediate entry nudger fires; NudgeConfig edges come first.
-  const firedOf = new Map<string, Map<string, NudgeEdge>>();
   // For pairs declared more than once: the first declaration by each further object.
   const othersOf = new Map<NudgeEdge, Map<ObjectRef, NudgeEdge>>();
   for (const edge of graph.edges) {
-    if (isFiredEntry(edge, fired)) {
-      const byTarget = firedOf.get(edge.from) ?? new Map<string, NudgeEdge>();
-      if (!byTarget.has(edge.to)) byTarget.set(edge.to, edge);
-      firedOf.set(edge.from, byTarget);
-    }
     let byTarget = firstOf.get(edge.from);
     if (byTarget === undefined) {
       byTarget = new Map();
@@ -345,7 +354,7 @@ function checkDuplicates(graph: NamespaceGraph, fired: ReadonlySet<ObjectRef>, f
         othersOf.set(first, others);
       }
       others.set(object, edge);
-      const firedEntry = edge.origin.via === 'build-nudges-ref' ? firedOf.get(edge.from)?.get(edge.to) : undefined;
+      const firedEntry = edge.origin.via === 'build-nudges-ref' ? firedDeclaration(first, others, fired) : undefined;
       if (firedEntry !== undefined) {
         findings.push(
           edgeFinding(
