@@ -21,9 +21,8 @@ import { DEFAULT_BASE_BRANCH, gitSourceOf } from '../../../cluster/nudged-reposi
 import { withBuildStamp, type NudgeBuildStamp } from '../../../domain/nudge/direct-build-stamp.ts';
 import { decideDirectNudge, type DirectNudgeDecision } from '../../../domain/nudge/direct-decision.ts';
 import { semanticCommitsDetected } from '../../../domain/nudge/commit-subject.ts';
-import { NudgeInputError } from '../../../domain/nudge/errors.ts';
 import { nudgeBranch, nudgePullRequestText } from '../../../domain/nudge/pull-request-text.ts';
-import { repoAtShaLink } from '../../../domain/nudge/repository-link.ts';
+import { quotedBuildLink } from '../build-link.ts';
 import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { nudgeChanges, nudgedRepositories } from './changes.ts';
 import { classifyFireError, DIRECT_FAILURE_REASONS } from './failures.ts';
@@ -148,7 +147,7 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       repository: nudgedRepositories(request)[0] ?? request.build.pullSpec,
       ...(changes.currentDigest === undefined ? {} : { currentDigest: changes.currentDigest }),
       newDigest: request.build.digest,
-      repoAtShaLink: buildLink(request, notices),
+      repoAtShaLink: quotedBuildLink(request, notices),
       gitAuthor,
       settings: request.settings,
       semanticCommits: semanticAuto && semanticCommitsDetected(await checkout.recentSubjects(SEMANTIC_COMMIT_HISTORY)),
@@ -200,21 +199,6 @@ function stopped(
     result: { ok: false, reason: DIRECT_FAILURE_REASONS.branchEdited, message, permanent: true },
     notices: [...notices, { type: 'Normal', reason: DIRECT_NOTICE_REASONS.branchEdited, message }],
   };
-}
-
-/** The build's repo-at-sha link; one that could break the text is left out, and said so (as '' upstream). */
-function buildLink(request: NudgeRequest, notices: ExecutorNotice[]): string {
-  try {
-    return repoAtShaLink(request.buildRun.metadata?.annotations ?? {});
-  } catch (error) {
-    if (!(error instanceof NudgeInputError)) throw error;
-    notices.push({
-      type: 'Warning',
-      reason: DIRECT_NOTICE_REASONS.buildLinkIgnored,
-      message: `build ${request.build.pipelineRun}: its repository link ${error.reason}; the nudge quotes none`,
-    });
-    return '';
-  }
 }
 
 function redacted(outcome: FireOutcome, credentials: Credentials | undefined): FireOutcome {

@@ -9,13 +9,14 @@ import type { ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { PullRequest } from '../../../adapters/forges/types.ts';
 import { automergePlan } from '../../../domain/nudge/direct-automerge.ts';
 import type { RenovateSettings } from '../../../domain/nudge/renovate-settings.ts';
+import { BUILD_LINK_IGNORED } from '../build-link.ts';
 import type { ExecutorNotice } from '../executor.ts';
 
 export const DIRECT_NOTICE_REASONS = {
   settingUnsupported: 'NudgeSettingUnsupported',
   autoMergeFailed: 'NudgeAutoMergeFailed',
   branchEdited: 'NudgeBranchEditedByHuman',
-  buildLinkIgnored: 'NudgeBuildLinkIgnored',
+  buildLinkIgnored: BUILD_LINK_IGNORED,
 } as const;
 
 export interface PullRequestContent {

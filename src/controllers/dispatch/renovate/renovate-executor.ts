@@ -25,8 +25,8 @@ import {
   type OwnerIdentity,
   type RenovatePipelineRunManifest,
 } from '../../../domain/nudge/renovate-pipelinerun.ts';
-import { quotableRepoAtShaLink } from '../../../domain/nudge/repository-link.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, NUDGING_PIPELINE_ANNOTATION } from '../../../domain/nudge-pipelinerun.ts';
+import { BUILD_LINK_IGNORED, quotedBuildLink } from '../build-link.ts';
 import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { NameTakenError, classifyFailure } from './failures.ts';
 import type { RenovateForgeAccessResolver } from './forge-access.ts';
@@ -40,7 +40,7 @@ const SERVICE_ACCOUNTS: ResourceRef = {
 };
 
 /** The Events the executor asks for; the direct executor tells the same fact with the same reason. */
-export const RENOVATE_NOTICE_REASONS = { buildLinkIgnored: 'NudgeBuildLinkIgnored' } as const;
+export const RENOVATE_NOTICE_REASONS = { buildLinkIgnored: BUILD_LINK_IGNORED } as const;
 
 function isForbidden(error: unknown): boolean {
   return error instanceof KubeApiError && error.statusCode === 403;
@@ -90,14 +90,7 @@ export class RenovateExecutor implements NudgeExecutor {
       const { credentials } = access;
       redact = (text) => credentials.redact(text);
       // A link nudger may not quote (a file:// one, say) is left out, as the direct executor does.
-      const { link, ignored } = quotableRepoAtShaLink(request.buildRun.metadata?.annotations ?? {});
-      if (ignored !== undefined) {
-        notices.push({
-          type: 'Warning',
-          reason: RENOVATE_NOTICE_REASONS.buildLinkIgnored,
-          message: `build ${request.build.pipelineRun}: its repository link ${ignored}; the nudge quotes none`,
-        });
-      }
+      const link = quotedBuildLink(request, notices);
       const built = splitImageUrl(request.build.imageUrl);
       const config = renovateNudgeConfig({
         target: {

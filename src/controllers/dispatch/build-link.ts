@@ -1,0 +1,20 @@
+// The build's repo-at-sha link as both executors quote it in the commit body and the pull request
+// (docs/decisions.md N17): one that could break the text (not http(s), user information, quotes) is
+// left out, as build-service leaves it out, and the executor says so once per nudge.
+import { quotableRepoAtShaLink } from '../../domain/nudge/repository-link.ts';
+import type { ExecutorNotice, NudgeRequest } from './executor.ts';
+
+export const BUILD_LINK_IGNORED = 'NudgeBuildLinkIgnored';
+
+/** The link to quote, or '' with a Warning pushed onto `notices`. */
+export function quotedBuildLink(request: NudgeRequest, notices: ExecutorNotice[]): string {
+  const { link, ignored } = quotableRepoAtShaLink(request.buildRun.metadata?.annotations ?? {});
+  if (ignored !== undefined) {
+    notices.push({
+      type: 'Warning',
+      reason: BUILD_LINK_IGNORED,
+      message: `build ${request.build.pipelineRun}: its repository link ${ignored}; the nudge quotes none`,
+    });
+  }
+  return link;
+}
