@@ -8,6 +8,7 @@ import { ClusterComponent } from '../schema/component.ts';
 import { ClusterNudgeConfig } from '../schema/nudgeconfig.ts';
 import { PipelineRun } from '../schema/pipelinerun.ts';
 import { ReleasePlanAdmission } from '../schema/release-plan-admission.ts';
+import { ClusterSnapshot } from '../schema/snapshot.ts';
 import { ClusterUpstreamKonfluxNudgeConfig } from '../schema/upstream-nudgeconfig.ts';
 import { objectDecoder, type DecodeResult, type Decoder } from './schema-validation.ts';
 
@@ -17,6 +18,7 @@ export const decodeComponent: Decoder<ClusterComponent> = objectDecoder(ClusterC
 export const decodeChangeGroup: Decoder<ClusterChangeGroup> = objectDecoder(ClusterChangeGroup);
 export const decodePipelineRun: Decoder<PipelineRun> = objectDecoder(PipelineRun);
 export const decodeReleasePlanAdmission: Decoder<ReleasePlanAdmission> = objectDecoder(ReleasePlanAdmission);
+export const decodeSnapshot: Decoder<ClusterSnapshot> = objectDecoder(ClusterSnapshot);
 
 const decodeNudgerNudgeConfig = objectDecoder(ClusterNudgeConfig);
 const decodeUpstreamKonfluxNudgeConfig = objectDecoder(ClusterUpstreamKonfluxNudgeConfig);

@@ -11,7 +11,12 @@ import {
   NUDGE_CONFIGS_KIND,
   PIPELINE_RUNS_KIND,
 } from '../../src/cluster/watched-kinds.ts';
-import type { FireOutcome, NudgeExecutor, NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
+import type {
+  BatchNudgeRequest,
+  FireOutcome,
+  NudgeExecutor,
+  NudgeRequest,
+} from '../../src/controllers/dispatch/executor.ts';
 import { dispatchMetrics } from '../../src/controllers/dispatch/metrics.ts';
 import { DispatchReconciler, type DispatchReconcilerOptions } from '../../src/controllers/dispatch/reconciler.ts';
 import type { DispatchExecutor } from '../../src/domain/nudge/dispatch-intents.ts';
@@ -52,6 +57,15 @@ export class RecordingExecutor implements NudgeExecutor {
   fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
     this.requests.push(request);
     return this.answer(request, signal);
+  }
+
+  readonly batches: BatchNudgeRequest[] = [];
+  answerBatch: (request: BatchNudgeRequest, signal?: AbortSignal) => Promise<FireOutcome> = () =>
+    Promise.resolve({ result: { ok: true, detail: 'https://forge.example/acme/bundle-x/pull/2' } });
+
+  fireBatch(request: BatchNudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
+    this.batches.push(request);
+    return this.answerBatch(request, signal);
   }
 }
 

@@ -55,6 +55,7 @@ class Boundary {
   executor(): NudgeExecutor {
     return {
       kind: 'direct',
+      fireBatch: () => Promise.reject(new Error('no validated entries in these tests')),
       fire: (request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> => {
         this.calls.push(request);
         if (!this.effects.has(request.key)) this.effects.set(request.key, request);

@@ -67,3 +67,11 @@ export const RELEASE_PLAN_ADMISSIONS: ResourceRef = {
   kind: 'ReleasePlanAdmission',
   namespaced: true,
 };
+/** integration-service's Snapshots; read for validated nudges (docs/decisions.md D10). */
+export const SNAPSHOTS: ResourceRef = {
+  group: 'appstudio.redhat.com',
+  version: 'v1alpha1',
+  plural: 'snapshots',
+  kind: 'Snapshot',
+  namespaced: true,
+};

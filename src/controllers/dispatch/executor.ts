@@ -49,6 +49,49 @@ export interface NudgeRequest {
   readonly redispatchedFrom?: string;
 }
 
+/**
+ * One component of a validated batch (docs/decisions.md D10): the digest a passing Snapshot of the
+ * gating group validated, already matched to the D3-verified push build that produced it.
+ */
+export interface BatchEntry {
+  /** The Snapshot that validated this digest. */
+  readonly snapshot: string;
+  readonly build: VerifiedBuild;
+  readonly buildRun: PipelineRun;
+  readonly nudging: ClusterComponent;
+  /** D6 fileMatch in force for this component: ConfigMap, else its build's `build-nudge-files`, else the default. */
+  readonly fileMatch: readonly string[];
+  /** D6: other names this component's image is released under. */
+  readonly distributionRepositories: readonly string[];
+  /** The digest nudger last nudged for (gatingGroup, component, target), if any: the PR's "old" column fallback. */
+  readonly previousDigest?: string;
+}
+
+/**
+ * A validated batch: every validated entry gated by `gatingGroup` that points at `nudged` and whose
+ * digest changed since its last validated nudge, in ONE pull request with ONE commit (or one
+ * Renovate PipelineRun with one config covering them all), on branch
+ * validatedBranch(nudged, gatingGroup) (src/domain/nudge/validated-text.ts).
+ */
+export interface BatchNudgeRequest {
+  /**
+   * validatedBatchKey: derived from the group, the target and every (component, digest) of the
+   * batch, so the same content always has the same key (a fire repeated after a crash finds its
+   * effect) and other content another one (a newer pass is never mistaken for done).
+   */
+  readonly key: string;
+  readonly attempt: number;
+  readonly namespace: string;
+  readonly gatingGroup: string;
+  /** The nudged Component: repository URL, revision (the base branch), ConfigMap annotation. */
+  readonly nudged: ClusterComponent;
+  /** The Renovate settings in force for this target, read once for the batch. */
+  readonly settings: RenovateSettings;
+  readonly settingProblems: readonly RenovateSettingProblem[];
+  /** Sorted by component name; at least one. */
+  readonly entries: readonly BatchEntry[];
+}
+
 /** A report an executor wants told to the user (an Event on the nudging Component), never a secret. */
 export interface ExecutorNotice {
   readonly type: 'Normal' | 'Warning';
@@ -76,6 +119,8 @@ export interface NudgeExecutor {
    * already free of secrets.
    */
   fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
+  /** The same for a validated batch: one pull request, one commit, one build of the target. */
+  fireBatch(request: BatchNudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
 }
 
 /** The executors a manager runs, by name; the namespace's NudgeConfig annotation picks one. */

@@ -23,7 +23,7 @@ import { decideDirectNudge, type DirectNudgeDecision } from '../../../domain/nud
 import { semanticCommitsDetected } from '../../../domain/nudge/commit-subject.ts';
 import { nudgeBranch, nudgePullRequestText } from '../../../domain/nudge/pull-request-text.ts';
 import { quotedBuildLink } from '../build-link.ts';
-import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
+import type { BatchNudgeRequest, ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { nudgeChanges, nudgedRepositories } from './changes.ts';
 import { classifyFireError, DIRECT_FAILURE_REASONS } from './failures.ts';
 import { gitIdentityOf, defaultGitAuthorOf, type GitAuthorOf } from './identity.ts';
@@ -52,6 +52,13 @@ export class DirectNudgeExecutor implements NudgeExecutor {
 
   constructor(options: DirectExecutorOptions) {
     this.#options = options;
+  }
+
+  // Replaced by the batch implementation in this session's next commits (issue 11).
+  fireBatch(request: BatchNudgeRequest): Promise<FireOutcome> {
+    return Promise.resolve({
+      result: { ok: false, reason: 'batch-unsupported', message: `validated batch ${request.key}: not yet supported` },
+    });
   }
 
   async fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {

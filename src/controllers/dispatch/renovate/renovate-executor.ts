@@ -27,7 +27,7 @@ import {
 } from '../../../domain/nudge/renovate-pipelinerun.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, NUDGING_PIPELINE_ANNOTATION } from '../../../domain/nudge-pipelinerun.ts';
 import { BUILD_LINK_IGNORED, quotedBuildLink } from '../build-link.ts';
-import type { ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
+import type { BatchNudgeRequest, ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { NameTakenError, classifyFailure } from './failures.ts';
 import type { RenovateForgeAccessResolver } from './forge-access.ts';
 
@@ -75,6 +75,13 @@ export class RenovateExecutor implements NudgeExecutor {
     this.#access = options.forgeAccess;
     this.#image = options.renovateImage;
     this.#fieldManager = options.fieldManager;
+  }
+
+  // Replaced by the batch implementation in this session's next commits (issue 11).
+  fireBatch(request: BatchNudgeRequest): Promise<FireOutcome> {
+    return Promise.resolve({
+      result: { ok: false, reason: 'batch-unsupported', message: `validated batch ${request.key}: not yet supported` },
+    });
   }
 
   async fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
