@@ -29,3 +29,19 @@ export function validatedBatchKey(
     .map(({ component, digest }) => `${component}@${digest}`);
   return fingerprint(['validated', namespace, gatingGroup, target, ...parts]);
 }
+
+/**
+ * The Renovate group a batch is (`groupName`): its pull request's title and commit subject read
+ * "Update <group name>", as Renovate words a group update, whichever executor makes it.
+ */
+export function validatedGroupName(gatingGroup: string): string {
+  return `validated images of ${gatingGroup}`;
+}
+
+/**
+ * The Renovate `groupSlug` that puts the batch on validatedBranch: Renovate names a group's branch
+ * `<branchPrefix><groupSlug>`, and build-service's branchPrefix is NUDGE_BRANCH_PREFIX.
+ */
+export function validatedGroupSlug(nudged: string, gatingGroup: string): string {
+  return validatedBranch(nudged, gatingGroup).slice(NUDGE_BRANCH_PREFIX.length);
+}
