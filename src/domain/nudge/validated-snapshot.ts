@@ -127,6 +127,9 @@ function ignored(reason: SnapshotIgnored): SnapshotReading {
 }
 
 /** Newer first: the start time, then the name, so that equal times still order one way everywhere. */
-export function isNewerSnapshot(a: PassingSnapshot, b: PassingSnapshot): boolean {
+export function isNewerSnapshot(
+  a: Pick<PassingSnapshot, 'name' | 'startTime'>,
+  b: Pick<PassingSnapshot, 'name' | 'startTime'>,
+): boolean {
   return a.startTime !== b.startTime ? a.startTime > b.startTime : a.name > b.name;
 }
