@@ -98,10 +98,17 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 
   program
     .command('plan')
-    .description('which components rebuild, in which waves, and how many builds ADR 29 nudges cost versus ChangeGroups')
+    .description(
+      'which components rebuild, in which waves, and how many builds ADR 29 nudges cost versus ChangeGroups and validated nudges',
+    )
     .argument('[paths...]', "files or directories of manifests, or '-' for stdin", [])
     .requiredOption('-c, --changed <names>', 'changed components, comma-separated; * matches any characters', commaList)
     .option('-n, --namespace <namespace>', 'the namespace to plan in (needed when names exist in several)')
+    .option(
+      '-p, --policy <policies>',
+      'the build counts shown, comma-separated: adr29, changegroup, validated (default: adr29 and changegroup, and validated when an affected edge is validated)',
+      commaList,
+    )
     .addOption(outputOption())
     .addOption(maxFileSizeOption())
     .addOption(maxTotalSizeOption())
@@ -109,11 +116,22 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(
       async (
         paths: string[],
-        opts: { changed: string[]; namespace?: string; output: 'text' | 'json'; maxFileSize?: number },
+        opts: {
+          changed: string[];
+          namespace?: string;
+          policy?: string[];
+          output: 'text' | 'json';
+          maxFileSize?: number;
+        },
       ) => {
         const { planCommand } = await import('./commands/plan.ts');
+        const policies = opts.policy === undefined ? {} : { policies: opts.policy };
         setExit(
-          await planCommand(paths, { changed: opts.changed, output: opts.output, ...ns(opts), ...size(opts) }, io),
+          await planCommand(
+            paths,
+            { changed: opts.changed, output: opts.output, ...policies, ...ns(opts), ...size(opts) },
+            io,
+          ),
         );
       },
     );

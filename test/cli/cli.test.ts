@@ -31,6 +31,24 @@ const nudgeConfig = (entries: [string, string][], ns = 'tenant', name = 'nudge-c
     '',
   ].join('\n');
 
+/** A NudgeConfig whose entries may be validated: `[from, to, group]` is gated by ComponentGroup `group`. */
+const modalNudgeConfig = (entries: (readonly [string, string, string?])[], ns = 'tenant'): string =>
+  [
+    'apiVersion: konflux-ci.dev/v1alpha1',
+    'kind: NudgeConfig',
+    'metadata:',
+    '  name: nudge-config',
+    `  namespace: ${ns}`,
+    'spec:',
+    '  nudges:',
+    ...entries.flatMap(([from, to, group]) => [
+      `    - from: ${from}`,
+      `      to: ${to}`,
+      ...(group === undefined ? [] : ['      mode: validated', `      gatingGroup: ${group}`]),
+    ]),
+    '',
+  ].join('\n');
+
 const trees: { cleanup: () => void }[] = [];
 function tree(files: Record<string, string>): string {
   const t = tempTree(files);
@@ -216,6 +234,113 @@ describe('nudger plan', () => {
     assert.match(unknown.stderr, /"zzz"/);
   });
 
+  describe('--policy (validated nudges, ADR 67, D10, N31)', () => {
+    const operands = ['op-1', 'op-2', 'op-3', 'op-4', 'op-5'];
+    const validatedBundle = (): string =>
+      tree({
+        'components.yaml': [...operands.map((o) => component(o)), component('bundle')].join('---\n'),
+        'nc.yaml': modalNudgeConfig(operands.map((o) => [o, 'bundle', 'operands'] as const)),
+      });
+
+    it('shows validated beside adr29 and changegroup by default when an affected edge is validated', async () => {
+      const root = validatedBundle();
+      const json = await runCli(['plan', root, '--changed', 'op-*', '--output', 'json']);
+      assert.equal(json.code, 0, json.stderr);
+      const plan = JSON.parse(json.stdout) as {
+        builds: Record<string, Record<string, number>>;
+        totals: Record<string, number>;
+        passes: Record<string, number[]>;
+      };
+      assert.deepEqual(Object.keys(plan.builds), ['adr29', 'changegroup', 'validated']);
+      assert.equal(plan.builds.validated?.bundle, 1);
+      assert.equal(plan.builds.adr29?.bundle, 5);
+      assert.deepEqual(plan.totals, { adr29: 10, changegroup: 6, validated: 6 });
+      assert.deepEqual(plan.passes, { operands: [0] });
+      const text = await runCli(['plan', root, '--changed', 'op-*']);
+      const lines = text.stdout.split('\n');
+      assert.ok(lines.includes('wave  component  builds (ADR 29)  builds (ChangeGroup)  builds (validated)'));
+      assert.ok(lines.includes('1     bundle                   5                     1                   1'));
+      assert.match(
+        text.stdout,
+        /^Total builds: 10 with one nudge per build \(ADR 29\), 6 with ChangeGroups \(4 saved\), 6 with validated nudges \(4 saved\)$/m,
+      );
+      assert.match(text.stdout, /^Gating groups pass: operands once \(after wave 0\)$/m);
+    });
+
+    it('--policy validated shows that policy alone; a mixed target counts immediate nudges per build', async () => {
+      const root = tree({
+        'nc.yaml': modalNudgeConfig([
+          ['a', 'x'],
+          ['b', 'x'],
+          ['c', 'x', 'g1'],
+          ['d', 'x', 'g1'],
+          ['x', 'index', 'g2'],
+        ]),
+      });
+      const json = await runCli(['plan', root, '--changed', 'a,b,c,d', '--policy', 'validated', '--output', 'json']);
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual(JSON.parse(json.stdout), {
+        namespace: 'tenant',
+        changed: ['a', 'b', 'c', 'd'],
+        waves: [['a', 'b', 'c', 'd'], ['x'], ['index']],
+        builds: { validated: { a: 1, b: 1, c: 1, d: 1, index: 1, x: 3 } },
+        totals: { validated: 8 },
+        passes: { g1: [0], g2: [1] },
+      });
+      const text = await runCli(['plan', root, '--changed', 'a,b,c,d', '--policy', 'validated,adr29']);
+      assert.equal(text.code, 0, text.stderr);
+      assert.ok(text.stdout.split('\n').includes('wave  component  builds (ADR 29)  builds (validated)'));
+      assert.match(
+        text.stdout,
+        /^Total builds: 12 with one nudge per build \(ADR 29\), 8 with validated nudges \(4 saved\)$/m,
+      );
+      assert.match(text.stdout, /^Gating groups pass: g1 once \(after wave 0\); g2 once \(after wave 1\)$/m);
+    });
+
+    it('keeps the output of a graph without validated edges as it was; --policy still selects', async () => {
+      const root = tree({ 'nc.yaml': nudgeConfig([['a', 'b']]) });
+      const json = await runCli(['plan', root, '--changed', 'a', '--output', 'json']);
+      assert.deepEqual(Object.keys((JSON.parse(json.stdout) as { builds: object }).builds), ['adr29', 'changegroup']);
+      assert.equal((JSON.parse(json.stdout) as { passes?: unknown }).passes, undefined);
+      const asked = await runCli([
+        'plan',
+        root,
+        '--changed',
+        'a',
+        '-p',
+        'changegroup',
+        '-p',
+        'validated',
+        '-o',
+        'json',
+      ]);
+      assert.deepEqual(JSON.parse(asked.stdout), {
+        namespace: 'tenant',
+        changed: ['a'],
+        waves: [['a'], ['b']],
+        builds: { changegroup: { a: 1, b: 1 }, validated: { a: 1, b: 1 } },
+        totals: { changegroup: 2, validated: 2 },
+        passes: {},
+      });
+      const text = await runCli(['plan', root, '--changed', 'a', '--policy', 'validated']);
+      assert.match(text.stdout, /^Total builds: 2 with validated nudges$/m);
+      assert.match(text.stdout, /^No gating group passes: no validated entry fires\.$/m);
+    });
+
+    it('refuses an unknown --policy value with exit 2 before reading any file', async () => {
+      const result = await runCli(['plan', '/nonexistent-nudger-input', '--changed', 'a', '--policy', 'adr29,adr67']);
+      assert.equal(result.code, 2);
+      assert.equal(result.stdout, '');
+      assert.equal(
+        result.stderr,
+        'nudger: --policy: "adr67" is not a policy; use adr29, changegroup, validated (comma-separated or repeated)\n',
+      );
+      const empty = await runCli(['plan', '/nonexistent-nudger-input', '--changed', 'a', '--policy', ',']);
+      assert.equal(empty.code, 2);
+      assert.match(empty.stderr, /--policy: name at least one of adr29, changegroup, validated/);
+    });
+  });
+
   it('asks for --namespace when a name exists in two namespaces', async () => {
     const root = tree({ 'one.yaml': nudgeConfig([['a', 'b']], 'one'), 'two.yaml': nudgeConfig([['a', 'c']], 'two') });
     const ambiguous = await runCli(['plan', root, '--changed', 'a']);
@@ -252,6 +377,78 @@ describe('nudger graph', () => {
     assert.ok(namespace);
     assert.deepEqual(namespace.nodes, ['bundle', 'child', 'parent']);
     assert.equal(namespace.edges.length, 2);
+  });
+
+  it('gives every node its role and every validated edge its gating group, in JSON, Mermaid and DOT', async () => {
+    const dir = tree({
+      'components.yaml': ['parent', 'child', 'bundle', 'sidecar', 'lonely'].map((c) => component(c)).join('---\n'),
+      'nc.yaml': modalNudgeConfig([
+        ['parent', 'child'],
+        ['child', 'bundle', 'operands'],
+        ['sidecar', 'bundle', 'operands'],
+        ['parent', 'sidecar', 'base-images'],
+      ]),
+    });
+    const json = await runCli(['graph', dir, '--format', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    const [ns] = (
+      JSON.parse(json.stdout) as {
+        namespaces: { nodes: string[]; roles: Record<string, unknown>; edges: Record<string, unknown>[] }[];
+      }
+    ).namespaces;
+    assert.ok(ns);
+    assert.deepEqual(ns.nodes, ['bundle', 'child', 'lonely', 'parent', 'sidecar']);
+    assert.deepEqual(ns.roles, {
+      bundle: { role: 'nudged', nudgesVia: [], nudgedVia: ['validated'] },
+      child: { role: 'both', nudgesVia: ['validated'], nudgedVia: ['immediate'] },
+      lonely: { role: 'none', nudgesVia: [], nudgedVia: [] },
+      parent: { role: 'nudging', nudgesVia: ['immediate', 'validated'], nudgedVia: [] },
+      sidecar: { role: 'both', nudgesVia: ['validated'], nudgedVia: ['validated'] },
+    });
+    assert.deepEqual(
+      ns.edges.map(({ from, to, mode, gatingGroup }) => ({ from, to, mode, gatingGroup })),
+      [
+        { from: 'child', to: 'bundle', mode: 'validated', gatingGroup: 'operands' },
+        { from: 'parent', to: 'child', mode: 'immediate', gatingGroup: undefined },
+        { from: 'parent', to: 'sidecar', mode: 'validated', gatingGroup: 'base-images' },
+        { from: 'sidecar', to: 'bundle', mode: 'validated', gatingGroup: 'operands' },
+      ],
+    );
+    assert.equal('gatingGroup' in (ns.edges[1] ?? {}), false);
+
+    const mermaid = (await runCli(['graph', dir])).stdout.split('\n');
+    const id = (name: string): string =>
+      mermaid
+        .find((l) => l.endsWith(`["${name}"]`))
+        ?.trim()
+        .split('[')[0] ?? '?';
+    assert.ok(mermaid.includes(`  ${id('child')} -. "validated: operands" .-> ${id('bundle')}`));
+    assert.ok(mermaid.includes(`  ${id('sidecar')} -. "validated: operands" .-> ${id('bundle')}`));
+    assert.ok(mermaid.includes(`  ${id('parent')} -. "validated: base-images" .-> ${id('sidecar')}`));
+    assert.ok(mermaid.includes(`  ${id('parent')} --> ${id('child')}`));
+
+    const dot = (await runCli(['graph', dir, '--format', 'dot'])).stdout.split('\n');
+    assert.ok(dot.includes('    "child" -> "bundle" [style=dashed, label="validated: operands"];'));
+    assert.ok(dot.includes('    "sidecar" -> "bundle" [style=dashed, label="validated: operands"];'));
+    assert.ok(dot.includes('    "parent" -> "sidecar" [style=dashed, label="validated: base-images"];'));
+    assert.ok(dot.includes('    "parent" -> "child";'));
+  });
+
+  it('writes gatingGroup: null for a validated entry that names no group (it never fires)', async () => {
+    const dir = tree({
+      'nc.yaml': nudgeConfig([['a', 'b']])
+        .replace('konflux-ci.dev/v1alpha1', 'konflux-ci.dev/v1beta2')
+        .replace('      to: b', '      to: b\n      mode: validated'),
+    });
+    const result = await runCli(['graph', dir, '--format', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /missing-gating-group/);
+    const [ns] = (JSON.parse(result.stdout) as { namespaces: { edges: Record<string, unknown>[] }[] }).namespaces;
+    assert.deepEqual(ns?.edges[0]?.gatingGroup, null);
+    assert.match(
+      (await runCli(['graph', dir, '--format', 'dot'])).stdout,
+      /"a" -> "b" \[style=dashed, label="validated: \?"\];/,
+    );
   });
 
   it('draws cycle edges in red and exits 1', async () => {

@@ -1,9 +1,9 @@
 import { buildNudgeGraphs, type NamespaceGraph } from '../../domain/graph.ts';
-import { planImpact } from '../../domain/plan.ts';
+import { PLAN_POLICIES, type PlanPolicy, planImpact } from '../../domain/plan.ts';
 import { validateManifestSet } from '../../domain/validate.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import { findingToText } from '../format/findings.ts';
-import { planToJson, planToText } from '../format/plan.ts';
+import { defaultPolicies, planToJson, planToText } from '../format/plan.ts';
 import { type CliIo, type OutputFormat, writeJson, writeLine } from '../io.ts';
 import { type LoadOptions, loadManifests } from '../load.ts';
 
@@ -11,9 +11,29 @@ export interface PlanOptions extends LoadOptions {
   readonly changed: readonly string[];
   readonly output: OutputFormat;
   readonly namespace?: string;
+  /** `--policy` as given: the policies whose counts are shown; absent: defaultPolicies. */
+  readonly policies?: readonly string[];
+}
+
+function isPlanPolicy(value: string): value is PlanPolicy {
+  return (PLAN_POLICIES as readonly string[]).includes(value);
+}
+
+/** `--policy adr29,validated`: each value must be a policy; at least one is. */
+export function parsePolicies(values: readonly string[]): PlanPolicy[] {
+  const unknown = values.filter((value) => !isPlanPolicy(value));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--policy: ${unknown.map((value) => JSON.stringify(value)).join(', ')} is not a policy; use ${PLAN_POLICIES.join(', ')} (comma-separated or repeated)`,
+    );
+  }
+  if (values.length === 0) throw new UsageError(`--policy: name at least one of ${PLAN_POLICIES.join(', ')}`);
+  return values.filter(isPlanPolicy);
 }
 
 export async function planCommand(paths: readonly string[], options: PlanOptions, io: CliIo): Promise<number> {
+  // A bad --policy is a usage problem, said before any file is read.
+  const asked = options.policies === undefined ? undefined : parsePolicies(options.policies);
   const set = await loadManifests(paths, io, options);
   const graph = pickNamespace(buildNudgeGraphs(set), options);
   const changed = expandChanged(graph, options.changed);
@@ -30,8 +50,9 @@ export async function planCommand(paths: readonly string[], options: PlanOptions
     return EXIT_FINDINGS;
   }
   const plan = planImpact(graph, changed);
-  if (options.output === 'json') writeJson(io.stdout, planToJson(plan));
-  else io.stdout.write(planToText(plan));
+  const policies = asked ?? defaultPolicies(plan);
+  if (options.output === 'json') writeJson(io.stdout, planToJson(plan, policies));
+  else io.stdout.write(planToText(plan, policies));
   return EXIT_OK;
 }
 

@@ -1,7 +1,7 @@
 // Renders nudge graphs as Mermaid, Graphviz DOT or JSON. Edges that close a cycle are highlighted so
 // that a picture of an invalid graph shows where the problem is.
 import type { NamespaceGraph } from '../../domain/graph.ts';
-import { type NudgeEdge, UNSET_NAMESPACE } from '../../domain/model.ts';
+import { type NudgeEdge, type NudgeMode, UNSET_NAMESPACE } from '../../domain/model.ts';
 import { compareStrings } from '../../domain/compare.ts';
 
 export type GraphFormat = 'mermaid' | 'dot' | 'json';
@@ -128,19 +128,67 @@ function dotId(text: string): string {
   return `"${escaped}"`;
 }
 
+/** ADR 67's words for where a component stands in the graph: what it nudges and what nudges it. */
+export type NodeRole = 'nudging' | 'nudged' | 'both' | 'none';
+
+export interface NodeRoleJson {
+  role: NodeRole;
+  /** The modes of the declarations of its outgoing edges, sorted; `[]` when it nudges nothing. */
+  nudgesVia: NudgeMode[];
+  /**
+   * The modes of the declarations of its incoming edges, sorted. `["validated"]` alone means every
+   * digest it is nudged with has passed a gating group's tests first (ADR 67 validated mode).
+   */
+  nudgedVia: NudgeMode[];
+}
+
 export interface GraphJson {
   namespaces: {
     namespace: string;
     nodes: string[];
+    /** Keyed by every name of `nodes`. */
+    roles: Record<string, NodeRoleJson>;
     edges: {
       from: string;
       to: string;
       mode: string;
-      gatingGroup?: string;
+      /** Always present on a validated edge: `null` when its entry names no group (it never fires). */
+      gatingGroup?: string | null;
       declaredBy: { via: string; object: string; file: string; line?: number }[];
       onCycle: boolean;
     }[];
   }[];
+}
+
+/** Each node's role and the modes of its edges, from every declaration (a pair may be declared twice). */
+export function nodeRoles(graph: NamespaceGraph): Record<string, NodeRoleJson> {
+  const outgoing = new Map<string, Set<NudgeMode>>();
+  const incoming = new Map<string, Set<NudgeMode>>();
+  const add = (modes: Map<string, Set<NudgeMode>>, name: string, mode: NudgeMode): void => {
+    const set = modes.get(name);
+    if (set === undefined) modes.set(name, new Set([mode]));
+    else set.add(mode);
+  };
+  for (const edge of graph.edges) {
+    add(outgoing, edge.from, edge.mode);
+    add(incoming, edge.to, edge.mode);
+  }
+  const sorted = (modes: Set<NudgeMode> | undefined): NudgeMode[] => [...(modes ?? [])].sort(compareStrings);
+  const roles: Record<string, NodeRoleJson> = {};
+  for (const node of graph.nodes) {
+    const nudgesVia = sorted(outgoing.get(node));
+    const nudgedVia = sorted(incoming.get(node));
+    const role: NodeRole =
+      nudgesVia.length > 0 ? (nudgedVia.length > 0 ? 'both' : 'nudging') : nudgedVia.length > 0 ? 'nudged' : 'none';
+    // defineProperty: a name such as `__proto__` is a key like any other, not the prototype.
+    Object.defineProperty(roles, node, {
+      value: { role, nudgesVia, nudgedVia },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return roles;
 }
 
 export function renderJson({ graphs, cycleEdges }: GraphRenderInput): GraphJson {
@@ -148,13 +196,18 @@ export function renderJson({ graphs, cycleEdges }: GraphRenderInput): GraphJson 
     namespaces: graphs.map((graph) => ({
       namespace: graph.namespace,
       nodes: [...graph.nodes],
+      roles: nodeRoles(graph),
       edges: edgeGroups(graph).map((declarations) => {
         const [edge] = declarations;
         return {
           from: edge.from,
           to: edge.to,
           mode: edge.mode,
-          ...(edge.gatingGroup === undefined ? {} : { gatingGroup: edge.gatingGroup }),
+          ...(edge.gatingGroup !== undefined
+            ? { gatingGroup: edge.gatingGroup }
+            : edge.mode === 'validated'
+              ? { gatingGroup: null }
+              : {}),
           declaredBy: declarations.map((e) => ({
             via: e.origin.via,
             object: e.origin.object.name,

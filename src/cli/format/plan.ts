@@ -1,6 +1,6 @@
 // The rebuild plan for humans and for the JSON contract. Build counts are bigints because ADR 29
-// counts multiply along every path; JSON.rawJSON keeps them exact past 2^53.
-import type { ImpactPlan } from '../../domain/plan.ts';
+// counts multiply along every path; JSON.rawJSON keeps them exact past 2^53 (N3).
+import { PLAN_POLICIES, type ImpactPlan, type PlanPolicy } from '../../domain/plan.ts';
 import { terminalSafe } from './terminal-text.ts';
 import { compareStrings } from '../../domain/compare.ts';
 
@@ -15,8 +15,25 @@ export interface PlanJson {
   namespace: string;
   changed: string[];
   waves: string[][];
-  builds: { adr29: Record<string, unknown>; changegroup: Record<string, unknown> };
-  totals: { adr29: unknown; changegroup: unknown };
+  /** One key per policy shown, in PLAN_POLICIES order. */
+  builds: Partial<Record<PlanPolicy, Record<string, unknown>>>;
+  totals: Partial<Record<PlanPolicy, unknown>>;
+  /** With `validated` shown: each gating group that passes, with the waves it passes after. */
+  passes?: Record<string, number[]>;
+}
+
+/**
+ * The policies shown when `--policy` is not given: `adr29` and `changegroup` always, `validated`
+ * when an affected edge is validated; without one it would repeat the `adr29` numbers, and the
+ * output stays what it was before validated nudges.
+ */
+export function defaultPolicies(plan: ImpactPlan): PlanPolicy[] {
+  return plan.hasValidatedEdges ? [...PLAN_POLICIES] : ['adr29', 'changegroup'];
+}
+
+/** `policies` distinct and in PLAN_POLICIES order, whatever order they were asked in. */
+function ordered(policies: readonly PlanPolicy[]): PlanPolicy[] {
+  return PLAN_POLICIES.filter((policy) => policies.includes(policy));
 }
 
 function exactNumber(n: bigint): unknown {
@@ -29,25 +46,56 @@ function countsToJson(counts: ReadonlyMap<string, bigint>): Record<string, unkno
   return out;
 }
 
-export function planToJson(plan: ImpactPlan): PlanJson {
+export function planToJson(plan: ImpactPlan, policies: readonly PlanPolicy[] = defaultPolicies(plan)): PlanJson {
+  const shown = ordered(policies);
+  const builds: PlanJson['builds'] = {};
+  const totals: PlanJson['totals'] = {};
+  for (const policy of shown) {
+    builds[policy] = countsToJson(plan.builds[policy]);
+    totals[policy] = exactNumber(plan.totals[policy]);
+  }
   return {
     namespace: plan.namespace,
     changed: [...plan.changed],
     waves: plan.waves.map((wave) => [...wave]),
-    builds: { adr29: countsToJson(plan.builds.adr29), changegroup: countsToJson(plan.builds.changegroup) },
-    totals: { adr29: exactNumber(plan.totals.adr29), changegroup: exactNumber(plan.totals.changegroup) },
+    builds,
+    totals,
+    ...(shown.includes('validated')
+      ? { passes: Object.fromEntries([...plan.passes].map(([g, at]) => [g, [...at]])) }
+      : {}),
   };
 }
 
-export function planToText(plan: ImpactPlan): string {
-  const rows: string[][] = [['wave', 'component', 'builds (ADR 29)', 'builds (ChangeGroup)']];
+const COLUMN: Record<PlanPolicy, string> = {
+  adr29: 'builds (ADR 29)',
+  changegroup: 'builds (ChangeGroup)',
+  validated: 'builds (validated)',
+};
+
+const TOTAL: Record<PlanPolicy, string> = {
+  adr29: 'with one nudge per build (ADR 29)',
+  changegroup: 'with ChangeGroups',
+  validated: 'with validated nudges',
+};
+
+function passesText(plan: ImpactPlan): string[] {
+  if (plan.passes.size === 0) return ['No gating group passes: no validated entry fires.', ''];
+  const groups = [...plan.passes].map(([group, at]) => {
+    const times = at.length === 1 ? 'once' : `${String(at.length)} times`;
+    return `${terminalSafe(group)} ${times} (after wave${at.length === 1 ? '' : 's'} ${at.join(', ')})`;
+  });
+  return [`Gating groups pass: ${groups.join('; ')}`, ''];
+}
+
+export function planToText(plan: ImpactPlan, policies: readonly PlanPolicy[] = defaultPolicies(plan)): string {
+  const shown = ordered(policies);
+  const rows: string[][] = [['wave', 'component', ...shown.map((policy) => COLUMN[policy])]];
   plan.waves.forEach((wave, index) => {
     for (const name of wave) {
       rows.push([
         String(index),
         terminalSafe(name),
-        (plan.builds.adr29.get(name) ?? 0n).toString(),
-        (plan.builds.changegroup.get(name) ?? 0n).toString(),
+        ...shown.map((policy) => (plan.builds[policy].get(name) ?? 0n).toString()),
       ]);
     }
   });
@@ -58,14 +106,21 @@ export function planToText(plan: ImpactPlan): string {
       .join('  ')
       .trimEnd(),
   );
-  const saved = plan.totals.adr29 - plan.totals.changegroup;
+  // Savings are against ADR 29, the cost every other policy is there to cut; shown only beside it.
+  const totals = shown.map((policy) => {
+    const total = plan.totals[policy];
+    const saved =
+      policy !== 'adr29' && shown.includes('adr29') ? ` (${(plan.totals.adr29 - total).toString()} saved)` : '';
+    return `${total.toString()} ${TOTAL[policy]}${saved}`;
+  });
   const ns = plan.namespace === '' ? '' : ` in namespace ${terminalSafe(plan.namespace)}`;
   return [
     `Rebuild plan for ${String(plan.changed.length)} changed component(s)${ns}: ${String(plan.waves.length)} wave(s)`,
     '',
     ...table,
     '',
-    `Total builds: ${plan.totals.adr29.toString()} with one nudge per build (ADR 29), ${plan.totals.changegroup.toString()} with ChangeGroups (${saved.toString()} saved)`,
+    `Total builds: ${totals.join(', ')}`,
     '',
+    ...(shown.includes('validated') ? passesText(plan) : []),
   ].join('\n');
 }
