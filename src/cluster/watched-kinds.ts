@@ -5,17 +5,25 @@
 import {
   CHANGE_GROUPS,
   COMPONENTS,
+  CONFIG_MAPS,
   NUDGE_CONFIGS,
   PIPELINE_RUNS,
   RELEASE_PLAN_ADMISSIONS,
+  SNAPSHOTS,
 } from '../adapters/kubernetes/resources.ts';
 import {
   decodeChangeGroup,
   decodeComponent,
+  decodeConfigMap,
   decodeNudgeConfig,
   decodePipelineRun,
   decodeReleasePlanAdmission,
+  decodeSnapshot,
 } from '../domain/cluster-objects.ts';
+import { VALIDATED_RECORD_LABEL, VALIDATED_RECORD_LABEL_VALUE } from '../domain/nudge/validated-record.ts';
+import { SNAPSHOT_TYPE_COMPONENT, SNAPSHOT_TYPE_LABEL } from '../domain/nudge/validated-snapshot.ts';
+import type { ClusterConfigMap } from '../schema/config-map.ts';
+import type { ClusterSnapshot } from '../schema/snapshot.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, PAC_EVENT_TYPE_KEY } from '../domain/nudge-pipelinerun.ts';
 import type { InformerRequest } from '../runtime/shared-informers.ts';
 import { decodeBuildRun } from './build-runs.ts';
@@ -67,3 +75,22 @@ export const PUSH_BUILD_RUNS_SELECTOR: InformerRequest = {
 
 /** The PipelineRuns of PUSH_BUILD_RUNS_SELECTOR, cached without their Pipelines (build-runs.ts). */
 export const BUILD_RUNS_KIND: WatchedKind<PipelineRun> = { resource: PIPELINE_RUNS, decode: decodeBuildRun };
+
+/** integration-service's Snapshots, for validated nudges (docs/decisions.md D10). */
+export const SNAPSHOTS_KIND: WatchedKind<ClusterSnapshot> = { resource: SNAPSHOTS, decode: decodeSnapshot };
+
+/**
+ * Only the Snapshots a build makes (`test.appstudio.openshift.io/type: component`): override and
+ * group Snapshots never validate a nudge, and a tenant's namespace may hold many of them.
+ */
+export const COMPONENT_SNAPSHOTS_SELECTOR: InformerRequest = {
+  labelSelector: `${SNAPSHOT_TYPE_LABEL}=${SNAPSHOT_TYPE_COMPONENT}`,
+};
+
+/** ConfigMaps, cached only through a label selector on nudger's own records. */
+export const CONFIG_MAPS_KIND: WatchedKind<ClusterConfigMap> = { resource: CONFIG_MAPS, decode: decodeConfigMap };
+
+/** The validated-nudge records (docs/decisions.md N27), one per (gating group, target). */
+export const VALIDATED_RECORDS_SELECTOR: InformerRequest = {
+  labelSelector: `${VALIDATED_RECORD_LABEL}=${VALIDATED_RECORD_LABEL_VALUE}`,
+};

@@ -5,6 +5,7 @@
 // re-checked (or mis-read) at every use. Pure: ajv and the schemas only.
 import { ClusterChangeGroup } from '../schema/changegroup.ts';
 import { ClusterComponent } from '../schema/component.ts';
+import { ClusterConfigMap } from '../schema/config-map.ts';
 import { ClusterNudgeConfig } from '../schema/nudgeconfig.ts';
 import { PipelineRun } from '../schema/pipelinerun.ts';
 import { ReleasePlanAdmission } from '../schema/release-plan-admission.ts';
@@ -19,6 +20,7 @@ export const decodeChangeGroup: Decoder<ClusterChangeGroup> = objectDecoder(Clus
 export const decodePipelineRun: Decoder<PipelineRun> = objectDecoder(PipelineRun);
 export const decodeReleasePlanAdmission: Decoder<ReleasePlanAdmission> = objectDecoder(ReleasePlanAdmission);
 export const decodeSnapshot: Decoder<ClusterSnapshot> = objectDecoder(ClusterSnapshot);
+export const decodeConfigMap: Decoder<ClusterConfigMap> = objectDecoder(ClusterConfigMap);
 
 const decodeNudgerNudgeConfig = objectDecoder(ClusterNudgeConfig);
 const decodeUpstreamKonfluxNudgeConfig = objectDecoder(ClusterUpstreamKonfluxNudgeConfig);

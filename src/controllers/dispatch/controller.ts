@@ -14,7 +14,16 @@ import {
   PIPELINE_RUNS_KIND,
   PUSH_BUILD_RUNS_SELECTOR,
   RELEASE_PLAN_ADMISSIONS_KIND,
+  COMPONENT_SNAPSHOTS_SELECTOR,
+  CONFIG_MAPS_KIND,
+  SNAPSHOTS_KIND,
+  VALIDATED_RECORDS_SELECTOR,
 } from '../../cluster/watched-kinds.ts';
+import { isDispatcherHeldRecord } from '../../domain/nudge/dispatch-release.ts';
+import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
+import { readSnapshot } from '../../domain/nudge/validated-snapshot.ts';
+import type { ClusterSnapshot } from '../../schema/snapshot.ts';
+import { ValidatedReconciler, validatedKeyOf } from './validated-reconciler.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
@@ -25,6 +34,7 @@ import { objectKeyOf, type ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
+import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ControllerSettings } from '../settings.ts';
 import type { NudgeExecutors } from './executor.ts';
@@ -83,6 +93,22 @@ function nudgeConfigChanged(previous: ClusterNudgeConfig, current: ClusterNudgeC
 /** The D2 decision reads a ChangeGroup's spec and its phase (active or not). */
 function changeGroupChanged(previous: ClusterChangeGroup, current: ClusterChangeGroup): boolean {
   return generationChanged(previous, current) || previous.status?.phase !== current.status?.phase;
+}
+
+/** A Snapshot matters when its verdict does: passing or not, and what a passing one carries. */
+function snapshotVerdictChanged(previous: ClusterSnapshot, current: ClusterSnapshot): boolean {
+  const verdict = (snapshot: ClusterSnapshot) => {
+    const reading = readSnapshot(snapshot);
+    return reading.kind === 'passing'
+      ? `passing ${reading.snapshot.group} ${String(reading.snapshot.startTime)} ${[...reading.snapshot.images].join(' ')}`
+      : reading.reason;
+  };
+  return verdict(previous) !== verdict(current);
+}
+
+/** A build matters to validated nudges once it succeeds: then its digest can be verified. */
+function buildSucceededChanged(previous: PipelineRun, current: PipelineRun): boolean {
+  return buildPipelineRunOf(previous).succeeded !== buildPipelineRunOf(current).succeeded;
 }
 
 export const dispatchController: ControllerModule<ControllerSettings> = {
@@ -153,6 +179,46 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
     });
     runFailures.watch(nudgeRuns, { map: renovateExecutorRunKey });
+    // Validated nudges (docs/decisions.md D10, N27): one key per namespace (its NudgeConfig), woken
+    // by a Snapshot whose verdict changes, the pair records, a released hold, a build that
+    // succeeds, and the graph and D2 changes the build dispatcher is woken by.
+    const snapshots = informers.informer(SNAPSHOTS_KIND, COMPONENT_SNAPSHOTS_SELECTOR);
+    const records = informers.informer(CONFIG_MAPS_KIND, VALIDATED_RECORDS_SELECTOR);
+    const validated = new Controller({
+      reconciler: new ValidatedReconciler({
+        client,
+        builds: builds.store,
+        components: components.store,
+        nudgeConfigs: nudgeConfigs.store,
+        changeGroups: new StoreChangeGroupSource(changeGroups.store),
+        nudgeRuns: nudgeRuns.store,
+        releasePlanAdmissions: releasePlanAdmissions.store,
+        snapshots: snapshots.store,
+        records: records.store,
+        executors: managerExecutors(client, settings) ?? {},
+        defaultExecutor: options.defaultExecutor,
+        ...(options.policy === undefined ? {} : { policy: options.policy }),
+        ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
+        metrics,
+        logger,
+      }),
+      concurrency: options.workers ?? 4,
+      registry,
+      logger,
+      ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+    });
+    const namespaceKey = (object: KubeObject): ObjectKey[] => [validatedKeyOf(object.metadata?.namespace ?? '')];
+    const withNudgeConfig = (object: KubeObject): ObjectKey[] =>
+      nudgeConfigs.store.get(object.metadata?.namespace ?? '', NUDGE_CONFIG_NAME) === undefined
+        ? []
+        : namespaceKey(object);
+    validated.watch(snapshots, { map: withNudgeConfig, updatePredicate: snapshotVerdictChanged });
+    validated.watch(records, { map: namespaceKey });
+    validated.watch(nudgeConfigs, { map: namespaceKey, updatePredicate: nudgeConfigChanged });
+    validated.watch(components, { map: withNudgeConfig, updatePredicate: generationChanged });
+    validated.watch(changeGroups, { map: withNudgeConfig, updatePredicate: changeGroupChanged });
+    validated.watch(nudgeRuns, { map: (run) => (isDispatcherHeldRecord(run) ? withNudgeConfig(run) : []) });
+    validated.watch(builds, { map: withNudgeConfig, updatePredicate: buildSucceededChanged });
     // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
     const run = (started: Controller, signal: AbortSignal) =>
       started.start(signal).catch((error: unknown) => {
@@ -160,7 +226,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         logger.error({ err: error, controller: started.name }, 'dispatcher not running: a cache did not sync');
       });
     return async (signal) => {
-      await Promise.all([run(controller, signal), run(runFailures, signal)]);
+      await Promise.all([run(controller, signal), run(runFailures, signal), run(validated, signal)]);
     };
   },
 };

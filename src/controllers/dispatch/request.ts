@@ -48,27 +48,10 @@ export async function prepareFire(
   if (nudged === undefined) return TARGET_GONE;
   const nudging = sources.components.get(namespace, intent.build.component);
   if (nudging === undefined) return NUDGING_GONE;
-  let reading;
-  try {
-    const configMaps = await renovateConfigMapSources(sources.client, namespace, nudged, signal);
-    reading = readRenovateSettings(configMapInForce(configMaps, nudged.metadata?.annotations));
-  } catch (error) {
-    if (!(error instanceof KubeApiError)) throw error;
-    // The API server's answer names the verb and the ConfigMap, never its data.
-    return {
-      kind: 'fail',
-      result: {
-        ok: false,
-        reason: 'configmap-unreadable',
-        message: `${describeTarget(error.target)}: ${error.reason}`,
-      },
-    };
-  }
-  const repositories = distributionRepositories(
-    sources.releasePlanAdmissions?.list() ?? [],
-    namespace,
-    intent.build.component,
-  ).repositories;
+  const settings = await settingsInForce(sources, namespace, nudged, signal);
+  if (settings.kind === 'fail') return settings;
+  const reading = settings.reading;
+  const repositories = distributionRepositoriesOf(sources, namespace, intent.build.component);
   return {
     kind: 'request',
     request: {
@@ -82,8 +65,46 @@ export async function prepareFire(
       settings: reading.settings,
       settingProblems: reading.problems,
       fileMatch: fileMatchInForce(reading.settings, intent.build.nudgeFiles),
-      distributionRepositories: [...repositories],
+      distributionRepositories: repositories,
       simpleBranch: isSimpleBranch(nudging.metadata?.annotations),
     },
   };
+}
+
+/**
+ * The Renovate settings in force for `nudged` (per-component ConfigMap replaces namespace-wide),
+ * read by name once per fire; an API failure is a failed fire naming the ConfigMap, never its data.
+ */
+export async function settingsInForce(
+  sources: RequestSources,
+  namespace: string,
+  nudged: ClusterComponent,
+  signal: AbortSignal,
+): Promise<
+  | { readonly kind: 'settings'; readonly reading: ReturnType<typeof readRenovateSettings> }
+  | Extract<PreparedFire, { kind: 'fail' }>
+> {
+  try {
+    const configMaps = await renovateConfigMapSources(sources.client, namespace, nudged, signal);
+    return {
+      kind: 'settings',
+      reading: readRenovateSettings(configMapInForce(configMaps, nudged.metadata?.annotations)),
+    };
+  } catch (error) {
+    if (!(error instanceof KubeApiError)) throw error;
+    // The API server's answer names the verb and the ConfigMap, never its data.
+    return {
+      kind: 'fail',
+      result: {
+        ok: false,
+        reason: 'configmap-unreadable',
+        message: `${describeTarget(error.target)}: ${error.reason}`,
+      },
+    };
+  }
+}
+
+/** D6: the other names `component`'s image is released under (empty without release-service). */
+export function distributionRepositoriesOf(sources: RequestSources, namespace: string, component: string): string[] {
+  return [...distributionRepositories(sources.releasePlanAdmissions?.list() ?? [], namespace, component).repositories];
 }
