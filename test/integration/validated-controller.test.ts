@@ -22,7 +22,12 @@ import {
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import type { DispatchControllerOptions } from '../../src/controllers/dispatch/controller.ts';
-import type { BatchNudgeRequest, FireOutcome, NudgeExecutor } from '../../src/controllers/dispatch/executor.ts';
+import type {
+  BatchNudgeRequest,
+  FireOutcome,
+  NudgeExecutor,
+  NudgeRequest,
+} from '../../src/controllers/dispatch/executor.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
 import {
@@ -46,13 +51,18 @@ const repositoryOf = (component: string): string => `quay.io/org/${component}`;
 class Boundary {
   readonly effects = new Map<string, BatchNudgeRequest>();
   readonly calls: BatchNudgeRequest[] = [];
+  /** Immediate nudges: (namespace, build, target). */
+  readonly immediate: string[] = [];
   hangNext = false;
   effectRecorded: (() => void) | undefined;
 
   executor(): NudgeExecutor {
     return {
       kind: 'direct',
-      fire: () => Promise.reject(new Error('no immediate entries in these tests')),
+      fire: (request: NudgeRequest): Promise<FireOutcome> => {
+        this.immediate.push(`${request.namespace} ${request.build.pipelineRun} ${request.nudged.metadata?.name ?? ''}`);
+        return Promise.resolve({ result: { ok: true, detail: `pr-${request.key}` } });
+      },
       fireBatch: (request: BatchNudgeRequest, signal?: AbortSignal): Promise<FireOutcome> => {
         this.calls.push(request);
         if (!this.effects.has(request.key)) this.effects.set(request.key, request);
@@ -97,8 +107,10 @@ interface Judged extends KubeObject {
   status?: Record<string, unknown>;
 }
 
-/** Five operands validated by one group into the bundle (and nothing immediate). */
-async function namespace(name: string): Promise<void> {
+const ALL_VALIDATED = OPERANDS.map((from) => ({ from, to: 'bundle', mode: 'validated', gatingGroup: GROUP }));
+
+/** Five operands validated by one group into the bundle (and nothing immediate), unless told otherwise. */
+async function namespace(name: string, nudges: readonly Record<string, string>[] = ALL_VALIDATED): Promise<void> {
   await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   for (const component of [...OPERANDS, 'bundle']) {
     await client.create(COMPONENTS, {
@@ -117,7 +129,7 @@ async function namespace(name: string): Promise<void> {
     apiVersion: 'konflux-ci.dev/v1alpha1',
     kind: 'NudgeConfig',
     metadata: { name: 'nudge-config', namespace: name },
-    spec: { nudges: OPERANDS.map((from) => ({ from, to: 'bundle', mode: 'validated', gatingGroup: GROUP })) },
+    spec: { nudges },
   } as KubeObject);
 }
 
@@ -264,7 +276,8 @@ describe('validated nudges in the manager', () => {
     const ns = 'bundle-five';
     await namespace(ns);
     const four = { 'op-a': digestOf(1), 'op-b': digestOf(2), 'op-c': digestOf(3), 'op-d': digestOf(4) };
-    for (const [component, digest] of Object.entries(four)) await build(ns, component, `${component}-on-push-1`, digest);
+    for (const [component, digest] of Object.entries(four))
+      await build(ns, component, `${component}-on-push-1`, digest);
     await snapshot(ns, 'operands-fail', 100, 'op-d', four, false);
     await snapshot(ns, 'operands-pass', 101, 'op-d', four, true);
     await nudgedAt(ns, four);
@@ -363,6 +376,30 @@ describe('validated nudges in the manager', () => {
     const batches = boundary.batches(ns);
     assert.equal(batches.length, 1);
     assert.deepEqual(entriesOf(batches[0] as BatchNudgeRequest), { 'op-b': digestOf(32) });
+  });
+
+  it('an immediate and a validated entry into one target each follow their own rule', async () => {
+    const ns = 'mixed';
+    await namespace(ns, [
+      { from: 'op-a', to: 'bundle', mode: 'validated', gatingGroup: GROUP },
+      { from: 'op-b', to: 'bundle' },
+    ]);
+    await build(ns, 'op-b', 'op-b-on-push-1', digestOf(51));
+    await eventually('the immediate nudge of op-b', () =>
+      boundary.immediate.includes(`${ns} op-b-on-push-1 bundle`) ? true : undefined,
+    );
+    await build(ns, 'op-a', 'op-a-on-push-1', digestOf(52));
+    assert.equal(boundary.batches(ns).length, 0, 'a validated entry waits for its group');
+    await snapshot(ns, 'pass', 600, 'op-a', { 'op-a': digestOf(52), 'op-b': digestOf(51) }, true);
+    await nudgedAt(ns, { 'op-a': digestOf(52) });
+    const [only, ...rest] = boundary.batches(ns);
+    assert.equal(rest.length, 0);
+    assert.deepEqual(entriesOf(only as BatchNudgeRequest), { 'op-a': digestOf(52) }, 'op-b is immediate, not batched');
+    assert.deepEqual(
+      boundary.immediate.filter((call) => call.startsWith(`${ns} `)),
+      [`${ns} op-b-on-push-1 bundle`],
+      'op-a is validated, never fired on its build',
+    );
   });
 
   it('the manager killed between the pass and the pull request: exactly one batch after the restart', async () => {
