@@ -30,6 +30,7 @@ import { benchDispatchLatency } from './dispatch-latency.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
+import { benchValidatedStatus } from './validated-status.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 import { benchWebhook } from './webhook.ts';
 import { benchWebhookMemory, formatWebhookMemory } from './webhook-memory.ts';
@@ -198,6 +199,7 @@ const BENCHMARKS: readonly (readonly [name: string, run: () => unknown])[] = [
   ['webhook-memory', () => print(benchWebhookMemory().then(formatWebhookMemory))],
   ['informer-memory', () => print(benchInformerMemory().then(formatInformerMemory))],
   ['stale-references', () => print(benchStaleReferences())],
+  ['validated-status', () => print(Promise.resolve(benchValidatedStatus()))],
   ['pr-update', () => print(benchPrUpdate())],
   ['changegroups', () => print(benchChangeGroups({ sizes: [3, 30, 100], readySamples: 30 }))],
   [

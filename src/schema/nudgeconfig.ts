@@ -2,6 +2,7 @@
 // validator and the TypeScript types are all derived. Edit here, then `npm run gen:crds`.
 import Type, { type Static } from 'typebox';
 import { ClusterEnvelope, ComponentName, Condition, ObjectMeta, StringEnum } from './common.ts';
+import { DNS1123_LABEL_MAX_LENGTH } from './names.ts';
 
 export const NUDGE_CONFIG_GROUP = 'konflux-ci.dev';
 export const NUDGE_CONFIG_VERSION = 'v1alpha1';
@@ -87,6 +88,78 @@ export const NudgeConfigSpec = Type.Object(
 );
 export type NudgeConfigSpec = Static<typeof NudgeConfigSpec>;
 
+/**
+ * Bounds of `status.validatedNudges` (docs/decisions.md D10): whatever the spec holds (up to 5,000
+ * entries, each with its own gating group), the status lists at most this many groups, this many
+ * waiting entries per group and this many across the status, so it stays a few tens of KiB at
+ * most (test/domain/nudge/validated-status.test.ts measures the worst case); counts tell the rest.
+ */
+export const MAX_STATUS_GATING_GROUPS = 50;
+export const MAX_WAITING_ENTRIES_PER_GROUP = 20;
+export const MAX_WAITING_ENTRIES_LISTED = 200;
+/** `<from> -> <to>`: two Component names (DNS-1123 labels) and the arrow. */
+export const WAITING_ENTRY_MAX_LENGTH = 2 * DNS1123_LABEL_MAX_LENGTH + ' -> '.length;
+
+export const ValidatedGroupStatus = Type.Object(
+  {
+    gatingGroup: Type.String({ minLength: 1, maxLength: 63, description: 'The ComponentGroup.' }),
+    entries: Type.Integer({ minimum: 0, description: 'Validated entries gated by this group.' }),
+    targets: Type.Integer({ minimum: 0, description: 'Distinct targets of those entries: one PR each per pass.' }),
+    waiting: Type.Integer({
+      minimum: 0,
+      description:
+        "Entries waiting on this group's next passing Snapshot: their source has a succeeded push build newer than the one last nudged, or was never nudged.",
+    }),
+    waitingEntries: Type.Optional(
+      Type.Array(Type.String({ maxLength: WAITING_ENTRY_MAX_LENGTH }), {
+        maxItems: MAX_WAITING_ENTRIES_PER_GROUP,
+        description: "The first waiting entries, '<from> -> <to>', sorted; `waiting` counts them all.",
+      }),
+    ),
+    lastPassingSnapshot: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 253 }),
+          startTime: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description: 'Its test.appstudio.openshift.io/pipelinerunstarttime, as written (Unix seconds).',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'The newest passing Snapshot a nudge was made from.' },
+      ),
+    ),
+    lastNudgeTime: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When that Snapshot was used to nudge.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ValidatedGroupStatus = Static<typeof ValidatedGroupStatus>;
+
+export const ValidatedNudgesStatus = Type.Object(
+  {
+    entries: Type.Integer({ minimum: 0, description: 'Validated entries that name a gating group.' }),
+    waiting: Type.Integer({ minimum: 0, description: 'Of those, entries waiting on their next passing Snapshot.' }),
+    gatingGroups: Type.Integer({
+      minimum: 0,
+      description: `Distinct gating groups; groups lists at most ${String(MAX_STATUS_GATING_GROUPS)}, those with the most waiting entries first.`,
+    }),
+    groups: Type.Array(ValidatedGroupStatus, {
+      maxItems: MAX_STATUS_GATING_GROUPS,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['gatingGroup'],
+      description: 'Per gating group, sorted by name.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Validated nudges (ADR 67 validated mode): what waits on which ComponentGroup, and its last pass.',
+  },
+);
+export type ValidatedNudgesStatus = Static<typeof ValidatedNudgesStatus>;
+
 export const NudgeConfigStatus = Type.Object(
   {
     conditions: Type.Optional(
@@ -94,6 +167,7 @@ export const NudgeConfigStatus = Type.Object(
     ),
     lastValidationTime: Type.Optional(Type.String({ format: 'date-time' })),
     observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+    validatedNudges: Type.Optional(ValidatedNudgesStatus),
   },
   { additionalProperties: false },
 );
