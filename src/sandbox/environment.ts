@@ -1,8 +1,8 @@
 // Everything a sandbox run plays against, started once: a local kube-apiserver and etcd with the
 // CRDs installed, the nudger manager in process with its webhooks registered at 127.0.0.1 and its
 // dispatcher on (its executors on the local forge, retries seconds apart instead of minutes), a
-// local forge, and the stand-ins for build-service/integration-service, Tekton and
-// Pipelines-as-Code.
+// local forge, and the stand-ins for build-service/integration-service (builds, and Snapshots of
+// ComponentGroups for validated nudges), Tekton and Pipelines-as-Code.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
   startControlPlane,
   type ControlPlane,
 } from './control-plane/control-plane.ts';
+import { IntegrationStandIn } from './integration.ts';
 import { KonfluxStandIn } from './konflux.ts';
 import { PacStandIn } from './pac.ts';
 import { LocalForgeRenovateAccess } from './renovate-access.ts';
@@ -39,6 +40,8 @@ export interface SandboxEnvironment {
   readonly client: KubeClient;
   readonly forge: LocalForge;
   readonly konflux: KonfluxStandIn;
+  /** integration-service's Snapshots of ComponentGroups (validated nudges, D10). */
+  readonly integration: IntegrationStandIn;
   readonly tekton: TektonStandIn;
   readonly pac: PacStandIn;
   readonly pollIntervalMs: number;
@@ -132,6 +135,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     });
 
     const konflux = new KonfluxStandIn(client, { forgeAccess: new LocalForgeRenovateAccess(forge) });
+    const integration = new IntegrationStandIn(client);
     const tekton = new TektonStandIn({ client, forge, gitCacheDir: join(directory, 'renovate-git') });
     const pac = new PacStandIn(forge);
     const onError = (error: unknown): void => {
@@ -149,6 +153,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
       client,
       forge,
       konflux,
+      integration,
       tekton,
       pac,
       pollIntervalMs,

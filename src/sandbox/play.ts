@@ -5,7 +5,9 @@
 // action and at the end, so those act on a pull request that reflects every build before them.
 // When nudger dispatches (nudgedBy: nudger), each build waits until the dispatcher has settled it
 // (its done-marker final for every target) before the next step: the dispatcher is the system
-// under test, so what it did with one build is never blurred by the next.
+// under test, so what it did with one build is never blurred by the next. A `snapshot` step
+// likewise waits until the dispatcher has moved every validated entry the passing Snapshot makes
+// due (docs/decisions.md D10), and reads what it did from the records of validated nudges then.
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
@@ -22,15 +24,39 @@ import {
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { parseTimeout } from '../domain/changegroup/duration.ts';
 import { isTerminalPhase } from '../domain/changegroup/model.ts';
+import { compareStrings } from '../domain/compare.ts';
+import type { DispatchExecutor } from '../domain/nudge/dispatch-intents.ts';
 import { DISPATCH_MARKER_ANNOTATION } from '../domain/nudge/dispatch-marker.ts';
 import { nudgeBranch } from '../domain/nudge/pull-request-text.ts';
+import { validatedBranch } from '../domain/nudge/validated-text.ts';
+import {
+  VALIDATED_RECORD_KEY,
+  VALIDATED_RECORD_LABEL,
+  VALIDATED_RECORD_LABEL_VALUE,
+  validatedRecordName,
+  type ValidatedRecord,
+} from '../domain/nudge/validated-record.ts';
 import { BUILD_NOW_LABEL, REBASE_LABEL } from '../domain/pr-description/index.ts';
 import type { ChangeGroupStatus } from '../schema/changegroup.ts';
 import type { SandboxEnvironment } from './environment.ts';
+import { COMPONENT_GROUPS } from './integration.ts';
+import { whenNotFound } from './poll-loop.ts';
 import { dispatchSettled, MarkerReadError, nudgesOfBuild, type ObservedBuild } from './scenario/nudges.ts';
 import { scenarioObjects, type ScenarioObjects } from './scenario/objects.ts';
 import type { ChangeGroupResult, NudgeResult, RepositoryPullRequestResult, SandboxResult } from './scenario/result.ts';
-import type { Scenario, ScenarioStep } from './scenario/schema.ts';
+import { immediateNudges, type Scenario, type ScenarioStep, type SnapshotStep } from './scenario/schema.ts';
+import {
+  dueEntries,
+  entryOutcome,
+  readRecord,
+  RecordReadError,
+  validatedNudgeResult,
+  validatedPairs,
+  type DueEntry,
+  type PlayedSnapshot,
+  type ValidatedNudgeFact,
+  type ValidatedPair,
+} from './scenario/validated-nudges.ts';
 import { NAMESPACE_NAME_LABEL } from './webhooks.ts';
 
 export interface PlayOptions {
@@ -59,6 +85,23 @@ export class SandboxDispatchError extends Error {
     super(`nudger's dispatcher did not settle build PipelineRun ${namespace}/${build}: ${detail}`, options);
     this.namespace = namespace;
     this.build = build;
+  }
+}
+
+/** nudger's dispatcher did not act on a passing Snapshot in time, or left a record it cannot read itself. */
+export class SandboxSnapshotError extends Error {
+  override readonly name = 'SandboxSnapshotError';
+  readonly namespace: string;
+  readonly snapshot: string;
+  readonly group: string;
+  constructor(namespace: string, snapshot: string, group: string, detail: string, options?: ErrorOptions) {
+    super(
+      `nudger's dispatcher did not settle Snapshot ${namespace}/${snapshot} of ComponentGroup ${group}: ${detail}`,
+      options,
+    );
+    this.namespace = namespace;
+    this.snapshot = snapshot;
+    this.group = group;
   }
 }
 
@@ -100,6 +143,9 @@ export class ScenarioPlayer {
   readonly #workspaces: GitWorkspaces;
   readonly #nudgedComponents: readonly string[];
   readonly #builds: PlayedBuild[] = [];
+  readonly #validatedPairs: readonly ValidatedPair[];
+  /** What each passing Snapshot moved, in step order. */
+  readonly #validatedFacts: ValidatedNudgeFact[] = [];
 
   constructor(env: SandboxEnvironment, scenario: Scenario, options: PlayOptions = {}) {
     this.#env = env;
@@ -109,6 +155,7 @@ export class ScenarioPlayer {
       repoUrl: (component) => env.forge.repositoryUrl(scenario.namespace, component),
     });
     this.#nudgedComponents = [...new Set(scenario.components.flatMap((c) => c.nudges))].sort();
+    this.#validatedPairs = validatedPairs(scenario);
     this.#workspaces = new GitWorkspaces({ cacheDir: `${env.forge.root}/../human-git-${scenario.namespace}` });
   }
 
@@ -116,7 +163,7 @@ export class ScenarioPlayer {
     return this.#scenario.namespace;
   }
 
-  /** Creates the namespace, repositories, Components, NudgeConfig and ChangeGroups. */
+  /** Creates the namespace, repositories, Components, ComponentGroups, NudgeConfig and ChangeGroups. */
   async setUp(): Promise<void> {
     const { client, forge, pac } = this.#env;
     const namespace = this.namespace;
@@ -132,6 +179,7 @@ export class ScenarioPlayer {
     }
     for (const configMap of this.#objects.configMaps) await client.create(CONFIG_MAPS, configMap);
     for (const component of this.#objects.components) await client.create(COMPONENTS, component);
+    for (const group of this.#objects.componentGroups) await client.create(COMPONENT_GROUPS, group);
     if ((this.#objects.nudgeConfig.spec?.nudges ?? []).length > 0) {
       await client.create(NUDGE_CONFIGS, this.#objects.nudgeConfig);
     }
@@ -200,6 +248,8 @@ export class ScenarioPlayer {
       };
       this.#builds.push(played);
       await this.#awaitDispatch(played);
+    } else if ('snapshot' in step) {
+      await this.#snapshotStep(step.snapshot);
     } else if ('wait' in step) {
       const parsed = parseTimeout(step.wait);
       await sleep(parsed.ok ? parsed.milliseconds : 0);
@@ -232,10 +282,83 @@ export class ScenarioPlayer {
     }
   }
 
-  /** The scenario's targets of `component` when nudger dispatches its builds; [] otherwise. */
+  /**
+   * The scenario's targets of `component` a build of it nudges when nudger dispatches: its
+   * immediate ones (validated ones wait for a Snapshot); [] when nudger does not dispatch.
+   */
   #dispatchTargets(component: string): readonly string[] {
     if (this.#scenario.nudgedBy !== 'nudger') return [];
-    return this.#scenario.components.find((c) => c.name === component)?.nudges ?? [];
+    const declared = this.#scenario.components.find((c) => c.name === component);
+    return declared === undefined ? [] : immediateNudges(declared);
+  }
+
+  /**
+   * integration-service's stand-in makes the Snapshot; then, for each (group, target) pair of
+   * validated entries, the sandbox waits until the dispatcher has moved every entry the Snapshot
+   * made due (fired, held by a ChangeGroup, or failed), and keeps what it did for the result.
+   */
+  async #snapshotStep(step: SnapshotStep['snapshot']): Promise<void> {
+    const pairs = this.#validatedPairs.filter((pair) => pair.group === step.group);
+    const before = new Map<ValidatedPair, ValidatedRecord | undefined>();
+    for (const pair of pairs) before.set(pair, await this.#record(pair));
+    const recorded = await this.#env.integration.recordSnapshot({
+      namespace: this.namespace,
+      group: step.group,
+      application: this.#scenario.application,
+      passed: step.passed,
+      ...(step.components === undefined ? {} : { components: step.components }),
+      builds: this.#builds.map((build) => ({ name: build.name, component: build.component })),
+    });
+    const snapshot: PlayedSnapshot = recorded;
+    if (this.#scenario.nudgedBy !== 'nudger') return;
+    for (const pair of pairs) {
+      const due = dueEntries(pair, snapshot, before.get(pair));
+      if (due.length > 0) await this.#awaitValidated(pair, snapshot.name, due);
+    }
+  }
+
+  /** The record of `pair` as it is now; undefined before the dispatcher made one. */
+  async #record(pair: ValidatedPair, snapshot?: string): Promise<ValidatedRecord | undefined> {
+    const map = await this.#env.client
+      .get<KubeObject & { data?: Record<string, string> }>(
+        CONFIG_MAPS,
+        this.namespace,
+        validatedRecordName(pair.group, pair.target),
+      )
+      .catch(whenNotFound(undefined));
+    try {
+      return readRecord(pair, map?.data?.[VALIDATED_RECORD_KEY]);
+    } catch (error) {
+      if (!(error instanceof RecordReadError)) throw error;
+      // nudger never rewrites a record it cannot read: waiting is pointless.
+      throw new SandboxSnapshotError(this.namespace, snapshot ?? '(none yet)', pair.group, error.message, {
+        cause: error,
+      });
+    }
+  }
+
+  async #awaitValidated(pair: ValidatedPair, snapshot: string, due: readonly DueEntry[]): Promise<void> {
+    const timeoutMs = this.#options.settleTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = await this.#record(pair, snapshot);
+      const outcomes = due.map((entry) => ({ entry, outcome: entryOutcome(entry, snapshot, record) }));
+      const waiting = outcomes.filter((o) => o.outcome === undefined).map((o) => o.entry.from);
+      if (waiting.length === 0) {
+        for (const { entry, outcome } of outcomes)
+          if (outcome !== undefined) this.#validatedFacts.push({ pair, snapshot, entry, outcome });
+        return;
+      }
+      if (Date.now() >= deadline) {
+        throw new SandboxSnapshotError(
+          this.namespace,
+          snapshot,
+          pair.group,
+          `the validated entries ${waiting.map((from) => `${from} -> ${pair.target}`).join(', ')} (gatingGroup ${pair.group}) were not nudged within ${String(timeoutMs / 1000)} s (is the dispatcher's validated path running?)`,
+        );
+      }
+      await sleep(this.#env.pollIntervalMs);
+    }
   }
 
   /** dispatchSettled for `build` with `marker`; an unreadable marker is a SandboxDispatchError. */
@@ -299,10 +422,15 @@ export class ScenarioPlayer {
     await this.#env.forge.updatePullRequest(repo, number, { body });
   }
 
-  /** The nudge branch of the edge: build-service's name, which both executors use (D9). */
+  /**
+   * The nudge branch of the edge: build-service's name, which both executors use (D9); for a
+   * validated entry, the branch of its group's batch into `to` (D10).
+   */
   #nudgeBranch(from: string, to: string): string {
-    const simpleBranch = this.#scenario.components.find((c) => c.name === from)?.simpleBranch ?? false;
-    return nudgeBranch(to, from, simpleBranch);
+    const declared = this.#scenario.components.find((c) => c.name === from);
+    const gatingGroup = declared?.validated?.[to];
+    if (gatingGroup !== undefined) return validatedBranch(to, gatingGroup);
+    return nudgeBranch(to, from, declared?.simpleBranch ?? false);
   }
 
   /** The open nudge pull request `from` opened on `to`'s repository. */
@@ -381,6 +509,15 @@ export class ScenarioPlayer {
       })
     ).items;
     const changeGroups = (await client.list<ChangeGroupObject>(CHANGE_GROUPS, { namespace: this.namespace })).items;
+    const records =
+      this.#validatedPairs.length === 0
+        ? []
+        : (
+            await client.list<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+              namespace: this.namespace,
+              labelSelector: `${VALIDATED_RECORD_LABEL}=${VALIDATED_RECORD_LABEL_VALUE}`,
+            })
+          ).items;
     // Every pull request change and every push appends to the repository's event log, so its size
     // is the whole signature; only nudged repositories get pull requests.
     const heads: string[] = [];
@@ -404,17 +541,24 @@ export class ScenarioPlayer {
       const run = runs.find((r) => r.metadata?.name === build.name);
       return !this.#settled(build, run?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION]);
     });
+    // A batch firing or waiting for its retry is under way (a failed or held one has ended for now).
+    const firing = records.find((map) =>
+      /"batch":\{[^}]*"state":"(firing|retry)"/.test(map.data?.[VALIDATED_RECORD_KEY] ?? ''),
+    );
     const pending =
-      unfinished !== undefined
-        ? `PipelineRun ${unfinished.metadata?.name ?? ''} has not finished`
-        : lagging !== undefined
-          ? `ChangeGroup ${lagging.metadata?.name ?? ''} has not caught up with its spec`
-          : undispatched !== undefined
-            ? `build PipelineRun ${undispatched.name} has not been settled by nudger's dispatcher`
-            : undefined;
+      firing !== undefined
+        ? `the validated batch of ${firing.metadata?.name ?? ''} is under way`
+        : unfinished !== undefined
+          ? `PipelineRun ${unfinished.metadata?.name ?? ''} has not finished`
+          : lagging !== undefined
+            ? `ChangeGroup ${lagging.metadata?.name ?? ''} has not caught up with its spec`
+            : undispatched !== undefined
+              ? `build PipelineRun ${undispatched.name} has not been settled by nudger's dispatcher`
+              : undefined;
     const signature = JSON.stringify([
       runs.map((r) => r.metadata?.resourceVersion),
       changeGroups.map((c) => c.metadata?.resourceVersion),
+      records.map((r) => r.metadata?.resourceVersion),
       heads,
       this.#env.pac.buildCount(),
     ]);
@@ -502,7 +646,7 @@ export class ScenarioPlayer {
     if (this.#scenario.nudgedBy !== 'nudger') return [];
     const urls = new Map<string, string | null>();
     for (const component of this.#scenario.components) {
-      for (const to of component.nudges) {
+      for (const to of immediateNudges(component)) {
         const repo = this.#repos.get(to);
         const pr =
           repo === undefined
@@ -513,7 +657,7 @@ export class ScenarioPlayer {
     }
     const runs = (await this.#env.client.list(PIPELINE_RUNS, { namespace: this.namespace })).items;
     const executor = this.#scenario.executor ?? 'direct';
-    return this.#builds.flatMap((build) => {
+    const immediate = this.#builds.flatMap((build) => {
       const observed: ObservedBuild = {
         build: build.name,
         component: build.component,
@@ -525,6 +669,33 @@ export class ScenarioPlayer {
       };
       return nudgesOfBuild(observed, executor, (from, to) => urls.get(`${from} ${to}`) ?? null);
     });
+    return [...immediate, ...(await this.#validatedNudges(executor))];
+  }
+
+  /** What each passing Snapshot moved, in step order, then by target and scenario order. */
+  async #validatedNudges(executor: DispatchExecutor): Promise<NudgeResult[]> {
+    const urls = new Map<string, string | null>();
+    for (const pair of this.#validatedPairs) {
+      const repo = this.#repos.get(pair.target);
+      const branch = validatedBranch(pair.target, pair.group);
+      const pr = repo === undefined ? undefined : await this.#env.forge.findPullRequestByHeadBranch(repo, branch);
+      urls.set(branch, pr?.url ?? null);
+    }
+    const bySnapshot = new Map<string, ValidatedNudgeFact[]>();
+    for (const fact of this.#validatedFacts)
+      bySnapshot.set(fact.snapshot, [...(bySnapshot.get(fact.snapshot) ?? []), fact]);
+    return [...bySnapshot.values()].flatMap((facts) =>
+      facts
+        .sort((a, b) => compareStrings(a.pair.target, b.pair.target))
+        .map((fact) => {
+          // The build that made the digest: the newest of its component with that digest.
+          const build = this.#builds.findLast(
+            (b) => b.component === fact.entry.from && b.succeeded && b.digest === fact.entry.digest,
+          );
+          const url = urls.get(validatedBranch(fact.pair.target, fact.pair.group)) ?? null;
+          return validatedNudgeResult(fact, build?.name ?? fact.snapshot, executor, url);
+        }),
+    );
   }
 
   async #commitMessage(repo: RepositoryRef, sha: string): Promise<string> {

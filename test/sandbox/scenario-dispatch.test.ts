@@ -246,7 +246,14 @@ describe('nudges from the done-marker', () => {
       url,
     );
     assert.deepEqual(sandboxResultProblems({ changeGroups: [], builds: {}, files: {}, pullRequests: [], nudges }), []);
-    const common = { build: 'op-a-on-push-x1', from: 'op-a', digest: DIGEST, executor: 'direct' };
+    const common = {
+      build: 'op-a-on-push-x1',
+      from: 'op-a',
+      digest: DIGEST,
+      executor: 'direct',
+      mode: 'immediate',
+      snapshot: null,
+    };
     assert.deepEqual(nudges, [
       {
         ...common,

@@ -114,6 +114,7 @@ describe('parseScenario: accepted scenarios', () => {
       nudgedBy: 'nudger',
       components: [{ name: 'a', image: 'localhost:5000/a', nudges: [], gitRevision: 'main', simpleBranch: false }],
       changeGroups: [],
+      componentGroups: [],
       steps: [],
     });
   });
@@ -173,7 +174,7 @@ describe('parseScenario: refused scenarios', () => {
     [
       'a step that is not a mapping',
       `${base}steps:\n  - build\n`,
-      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait, mergeNudgePullRequest, humanCommitOnNudge',
+      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait, mergeNudgePullRequest, humanCommitOnNudge, snapshot',
     ],
     [
       'removeNudgingComponent without its component',

@@ -65,6 +65,8 @@ export function nudgesOfBuild(
       to,
       digest: observed.digest,
       executor,
+      mode: 'immediate' as const,
+      snapshot: null,
     };
     switch (state.kind) {
       case 'pullRequest':

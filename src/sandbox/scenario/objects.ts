@@ -17,7 +17,25 @@ import {
 } from '../../schema/changegroup.ts';
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type NudgeConfig } from '../../schema/nudgeconfig.ts';
-import type { ResolvedComponent, Scenario, ScenarioChangeGroup } from './schema.ts';
+import type { ResolvedComponent, Scenario, ScenarioChangeGroup, ScenarioComponentGroup } from './schema.ts';
+
+/** integration-service's ComponentGroup, as sandbox/crds/appstudio.redhat.com_componentgroups.yaml serves it. */
+export const COMPONENT_GROUP_API_VERSION = 'appstudio.redhat.com/v1beta2';
+export const COMPONENT_GROUP_KIND = 'ComponentGroup';
+
+/**
+ * A ComponentGroup in upstream's v1beta2 shape: each member by name with its ComponentVersion (the
+ * branch its builds come from, as upstream names a version after its branch); `kind` is left to
+ * the API server's default (`component`).
+ */
+export interface ComponentGroupObject {
+  readonly apiVersion: typeof COMPONENT_GROUP_API_VERSION;
+  readonly kind: typeof COMPONENT_GROUP_KIND;
+  readonly metadata: { readonly name: string; readonly namespace: string };
+  readonly spec: {
+    readonly components: readonly { readonly name: string; readonly componentVersion: { readonly name: string } }[];
+  };
+}
 
 /** A Component as build-service would read it: the fields nudging depends on, nothing more. */
 export interface ComponentObject {
@@ -60,6 +78,8 @@ export interface ScenarioObjects {
   /** Always present, possibly with no edges: the singleton is what the controllers watch. */
   readonly nudgeConfig: NudgeConfig;
   readonly changeGroups: readonly ChangeGroup[];
+  /** Created with the Components, before the NudgeConfig whose validated entries name them. */
+  readonly componentGroups: readonly ComponentGroupObject[];
   readonly repositories: readonly RepositorySeed[];
 }
 
@@ -93,11 +113,17 @@ export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptio
       },
       spec: {
         nudges: scenario.components.flatMap((component) =>
-          component.nudges.map((to) => ({ from: component.name, to, mode: 'immediate' as const })),
+          component.nudges.map((to) => {
+            const gatingGroup = component.validated?.[to];
+            return gatingGroup === undefined
+              ? { from: component.name, to, mode: 'immediate' as const }
+              : { from: component.name, to, mode: 'validated' as const, gatingGroup };
+          }),
         ),
       },
     },
     changeGroups: scenario.changeGroups.map((group) => changeGroupObject(namespace, group)),
+    componentGroups: scenario.componentGroups.map((group) => componentGroupObject(scenario, group)),
     repositories: scenario.components.map((component) => ({
       component: component.name,
       url: options.repoUrl(component.name),
@@ -161,6 +187,17 @@ function changeGroupObject(namespace: string, group: ScenarioChangeGroup): Chang
   };
 }
 
+function componentGroupObject(scenario: Scenario, group: ScenarioComponentGroup): ComponentGroupObject {
+  const revision = (name: string): string =>
+    scenario.components.find((component) => component.name === name)?.gitRevision ?? 'main';
+  return {
+    apiVersion: COMPONENT_GROUP_API_VERSION,
+    kind: COMPONENT_GROUP_KIND,
+    metadata: { name: group.name, namespace: scenario.namespace },
+    spec: { components: group.components.map((name) => ({ name, componentVersion: { name: revision(name) } })) },
+  };
+}
+
 function nudgersByTarget(scenario: Scenario): Map<string, ResolvedComponent[]> {
   const byTarget = new Map<string, ResolvedComponent[]>();
   for (const component of scenario.components) {
@@ -204,15 +241,20 @@ export function syntheticDigest(seed: string): string {
 
 /**
  * The same scenario as nudging works without ChangeGroups (ADR 29 alone): no ChangeGroups, and
- * only the steps that do not act on one (builds, waits and the steps on nudge pull requests). The
- * comparison run plays this.
+ * only the steps that do not act on one (builds, waits, Snapshots and the steps on nudge pull
+ * requests). The comparison run plays this.
  */
 export function withoutChangeGroups(scenario: Scenario): Scenario {
   return {
     ...scenario,
     changeGroups: [],
     steps: scenario.steps.filter(
-      (step) => 'build' in step || 'wait' in step || 'mergeNudgePullRequest' in step || 'humanCommitOnNudge' in step,
+      (step) =>
+        'build' in step ||
+        'wait' in step ||
+        'snapshot' in step ||
+        'mergeNudgePullRequest' in step ||
+        'humanCommitOnNudge' in step,
     ),
   };
 }

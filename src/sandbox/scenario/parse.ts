@@ -19,10 +19,13 @@ import {
   DEFAULT_NUDGED_BY,
   GIT_REVISION_PATTERN,
   IMAGE_REPOSITORY_PATTERN,
+  nudgeTarget,
   STEP_SCHEMAS,
   STEP_VERBS,
   ScenarioDocument,
+  ScenarioNudgeEntry,
   type Scenario,
+  type ScenarioComponent,
   type StepVerb,
 } from './schema.ts';
 
@@ -64,15 +67,27 @@ export function resolveDefaults(doc: ScenarioDocument): Scenario {
     components: doc.components.map((component) => ({
       name: component.name,
       image: component.image,
-      nudges: component.nudges ?? [],
+      nudges: (component.nudges ?? []).map(nudgeTarget),
+      ...validatedOf(component),
       ...(component.files !== undefined && { files: component.files }),
       gitRevision: component.gitRevision ?? DEFAULT_GIT_REVISION,
       ...(component.renovateConfig !== undefined && { renovateConfig: component.renovateConfig }),
       simpleBranch: component.simpleBranch ?? false,
     })),
     changeGroups: doc.changeGroups ?? [],
+    componentGroups: doc.componentGroups ?? [],
     steps: doc.steps ?? [],
   };
+}
+
+/** `{validated: {target: gatingGroup}}` for the component's validated items; {} when it has none. */
+function validatedOf(component: ScenarioComponent): { validated?: Record<string, string> } {
+  const validated: Record<string, string> = {};
+  for (const item of component.nudges ?? []) {
+    if (typeof item !== 'string' && item.mode === 'validated' && item.gatingGroup !== undefined)
+      validated[item.to] = item.gatingGroup;
+  }
+  return Object.keys(validated).length === 0 ? {} : { validated };
 }
 
 function onlyDocument(text: string, file: string): SourceDocument {
@@ -107,6 +122,7 @@ function errorAt(doc: SourceDocument, problem: { path: FieldPath; at?: FieldPath
 interface Validators {
   readonly document: ValidateFunction;
   readonly steps: Readonly<Record<StepVerb, ValidateFunction>>;
+  readonly nudgeEntry: ValidateFunction;
 }
 
 let compiled: Validators | undefined;
@@ -117,7 +133,11 @@ function validators(): Validators {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, logger: false, validateFormats: false });
   ajv.addVocabulary([...KUBERNETES_SCHEMA_EXTENSIONS]);
   const steps = Object.fromEntries(STEP_VERBS.map((verb) => [verb, ajv.compile(STEP_SCHEMAS[verb])]));
-  compiled = { document: ajv.compile(ScenarioDocument), steps: steps as Record<StepVerb, ValidateFunction> };
+  compiled = {
+    document: ajv.compile(ScenarioDocument),
+    steps: steps as Record<StepVerb, ValidateFunction>,
+    nudgeEntry: ajv.compile(ScenarioNudgeEntry),
+  };
   return compiled;
 }
 
@@ -139,11 +159,48 @@ function schemaProblem(value: unknown): LocatedProblem | undefined {
       if (problem !== undefined) return problem;
       continue;
     }
+    // A `nudges` item is a name or a mapping; judge it by the form it was written in.
+    const item = nudgeItemAt(value, path);
+    if (item !== undefined) {
+      const problem = nudgeItemProblem(item.value, item.path);
+      if (problem !== undefined) return problem;
+      continue;
+    }
     if (error.keyword === 'anyOf') continue;
     return toProblem(error, path);
   }
   /* node:coverage ignore next */
   return { path: [], message: 'does not match the scenario schema' };
+}
+
+/** The `components[i].nudges[k]` item `path` is in or under, if it is in one. */
+function nudgeItemAt(value: unknown, path: FieldPath): { value: unknown; path: FieldPath } | undefined {
+  const [top, index, field, k] = path;
+  if (top !== 'components' || typeof index !== 'number' || field !== 'nudges' || typeof k !== 'number')
+    return undefined;
+  if (!isRecord(value) || !Array.isArray(value.components)) return undefined;
+  const component: unknown = value.components[index];
+  if (!isRecord(component) || !Array.isArray(component.nudges)) return undefined;
+  return { value: component.nudges[k], path: ['components', index, 'nudges', k] };
+}
+
+function nudgeItemProblem(item: unknown, path: FieldPath): LocatedProblem | undefined {
+  if (typeof item === 'string') {
+    const problem = dns1123LabelProblem(item);
+    if (problem === undefined) return undefined;
+    return { path, message: item === '' ? problem : `${JSON.stringify(item)} ${problem}` };
+  }
+  if (!isRecord(item))
+    return {
+      path,
+      message: `must be a component name or a mapping {to, mode, gatingGroup}, found ${describe(item)}`,
+    };
+  const validate = validators().nudgeEntry;
+  if (validate(item)) return undefined;
+  const error = validate.errors?.[0];
+  /* node:coverage ignore next */
+  if (error === undefined) return undefined;
+  return toProblem(error, [...path, ...pathOf(error.instancePath, item)]);
 }
 
 function stepProblem(step: unknown, path: FieldPath): LocatedProblem | undefined {

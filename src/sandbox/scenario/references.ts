@@ -5,7 +5,14 @@ import { findCycles } from '../../domain/cycles.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
 import { compileFileMatch, splitFileMatch } from '../../domain/digest-rewrite/index.ts';
 import type { FieldPath } from '../../domain/schema-validation.ts';
-import { STEP_VERBS, type ScenarioChangeGroup, type ScenarioDocument, type ScenarioStep } from './schema.ts';
+import {
+  nudgeTarget,
+  STEP_VERBS,
+  type ScenarioChangeGroup,
+  type ScenarioComponentGroup,
+  type ScenarioDocument,
+  type ScenarioStep,
+} from './schema.ts';
 
 export interface ScenarioProblem {
   readonly path: FieldPath;
@@ -26,11 +33,16 @@ export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
       });
   });
 
+  const componentGroups = componentGroupsOf(doc, components, problems);
+
   const nudgers = new Map<string, Set<string>>(); // target -> components nudging it
   doc.components.forEach((component, index) => {
     const seen = new Set<string>();
-    (component.nudges ?? []).forEach((target, k) => {
+    (component.nudges ?? []).forEach((item, k) => {
       const path = ['components', index, 'nudges', k];
+      const target = nudgeTarget(item);
+      if (typeof item !== 'string')
+        problems.push(...nudgeModeProblems(doc, component.name, item, path, componentGroups));
       if (target === component.name) problems.push({ path, message: 'a component cannot nudge itself' });
       else if (!components.has(target)) problems.push({ path, message: `component "${target}" is not declared` });
       else if (seen.has(target)) problems.push({ path, message: `"${target}" is listed twice` });
@@ -49,7 +61,7 @@ export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
   const successors = (name: string): string[] => {
     const index = components.get(name);
     const nudges = index === undefined ? [] : (doc.components[index]?.nudges ?? []);
-    return nudges.filter((target) => target !== name && components.has(target));
+    return nudges.map(nudgeTarget).filter((target) => target !== name && components.has(target));
   };
   for (const cycle of findCycles([...components.keys()], successors)) {
     const index = components.get(cycle[0] ?? '') ?? 0;
@@ -68,9 +80,114 @@ export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
     problems.push(...changeGroupProblems(group, path, components, nudgers));
   });
 
+  // Members with a succeeded build so far, step by step: a Snapshot is made from one.
+  const built = new Set<string>();
   (doc.steps ?? []).forEach((step, index) => {
-    problems.push(...stepProblems(step, ['steps', index], components, changeGroups, nudgers));
+    const path = ['steps', index];
+    if ('snapshot' in step) problems.push(...snapshotProblems(step.snapshot, path, componentGroups, built));
+    else problems.push(...stepProblems(step, path, components, changeGroups, nudgers));
+    if ('build' in step && step.succeeded !== false) built.add(step.build);
   });
+  return problems;
+}
+
+/** The declared ComponentGroups by name; duplicate names and bad members go to `problems`. */
+function componentGroupsOf(
+  doc: ScenarioDocument,
+  components: ReadonlyMap<string, number>,
+  problems: ScenarioProblem[],
+): Map<string, ScenarioComponentGroup> {
+  const groups = new Map<string, ScenarioComponentGroup>();
+  const first = new Map<string, number>();
+  (doc.componentGroups ?? []).forEach((group, index) => {
+    const path = ['componentGroups', index];
+    const earlier = first.get(group.name);
+    if (earlier === undefined) {
+      first.set(group.name, index);
+      groups.set(group.name, group);
+    } else
+      problems.push({
+        path: [...path, 'name'],
+        message: `ComponentGroup "${group.name}" is declared twice (first as componentGroups[${String(earlier)}])`,
+      });
+    const seen = new Set<string>();
+    group.components.forEach((name, k) => {
+      const at = [...path, 'components', k];
+      if (!components.has(name)) problems.push({ path: at, message: `component "${name}" is not declared` });
+      else if (seen.has(name)) problems.push({ path: at, message: `"${name}" is listed twice` });
+      seen.add(name);
+    });
+  });
+  return groups;
+}
+
+/**
+ * A `nudges` item written as a mapping: `validated` names a declared ComponentGroup that `from`
+ * is a member of (a Snapshot of any other group never carries its image, so the entry would
+ * never fire), and only nudger fires validated entries (docs/decisions.md D10).
+ */
+function nudgeModeProblems(
+  doc: ScenarioDocument,
+  from: string,
+  item: { readonly mode?: string; readonly gatingGroup?: string },
+  path: FieldPath,
+  componentGroups: ReadonlyMap<string, ScenarioComponentGroup>,
+): ScenarioProblem[] {
+  const at = [...path, 'gatingGroup'];
+  if (item.mode !== 'validated') {
+    return item.gatingGroup === undefined
+      ? []
+      : [{ path: at, message: 'applies to mode: validated only; an immediate nudge fires on every build' }];
+  }
+  if (item.gatingGroup === undefined)
+    return [{ path: at, message: 'required when mode is validated: the ComponentGroup whose Snapshot must pass' }];
+  if (doc.nudgedBy === 'build-service')
+    return [
+      {
+        path: [...path, 'mode'],
+        message: 'validated applies to nudgedBy: nudger only; build-service never fires a validated entry',
+      },
+    ];
+  const group = componentGroups.get(item.gatingGroup);
+  if (group === undefined)
+    return [{ path: at, message: `ComponentGroup "${item.gatingGroup}" is not declared (componentGroups)` }];
+  return group.components.includes(from)
+    ? []
+    : [
+        {
+          path: at,
+          message: `"${from}" is not a member of ComponentGroup "${item.gatingGroup}": no Snapshot of it carries ${from}'s image`,
+        },
+      ];
+}
+
+/** A `snapshot` step: a declared group, members of it, and a succeeded build to make it from. */
+function snapshotProblems(
+  snapshot: { readonly group: string; readonly components?: readonly string[] },
+  path: FieldPath,
+  componentGroups: ReadonlyMap<string, ScenarioComponentGroup>,
+  built: ReadonlySet<string>,
+): ScenarioProblem[] {
+  const at = [...path, 'snapshot'];
+  const group = componentGroups.get(snapshot.group);
+  if (group === undefined)
+    return [{ path: [...at, 'group'], message: `ComponentGroup "${snapshot.group}" is not declared` }];
+  const problems: ScenarioProblem[] = [];
+  const seen = new Set<string>();
+  (snapshot.components ?? []).forEach((name, k) => {
+    const where = [...at, 'components', k];
+    if (!group.components.includes(name))
+      problems.push({ path: where, message: `"${name}" is not a member of ComponentGroup "${group.name}"` });
+    else if (seen.has(name)) problems.push({ path: where, message: `"${name}" is listed twice` });
+    seen.add(name);
+  });
+  if (problems.length > 0) return problems;
+  const members = snapshot.components ?? group.components;
+  if (!members.some((name) => built.has(name)))
+    problems.push({
+      path: at,
+      message: `no ${snapshot.components === undefined ? 'member' : 'listed member'} of ComponentGroup "${group.name}" has a succeeded build before this step: integration-service makes a Snapshot from one`,
+    });
   return problems;
 }
 

@@ -68,8 +68,13 @@ export const RepositoryPullRequestResult = Type.Object(
 export type RepositoryPullRequestResult = Static<typeof RepositoryPullRequestResult>;
 
 export const NUDGE_OUTCOMES = ['pullRequest', 'held', 'failed', 'skipped'] as const;
+/** The NudgeConfig entry's mode: fired on the build (immediate) or on a passing Snapshot (validated, D10). */
+export const NUDGE_RESULT_MODES = ['immediate', 'validated'] as const;
 
-/** One (build, target) as nudger's dispatcher recorded it in the build's done-marker. */
+/**
+ * One (build, target) as nudger's dispatcher recorded it: for `immediate`, in the build's
+ * done-marker; for `validated`, in the record of its (gating group, target) after the Snapshot.
+ */
 export const NudgeResult = Type.Object(
   {
     /** The build PipelineRun's name. */
@@ -79,6 +84,9 @@ export const NudgeResult = Type.Object(
     /** The built digest; null when the build failed and pushed none. */
     digest: Type.Union([Type.String({ pattern: IMAGE_DIGEST_PATTERN }), Type.Null()]),
     executor: StringEnum(DISPATCH_EXECUTORS),
+    mode: StringEnum(NUDGE_RESULT_MODES),
+    /** For `validated`: the Snapshot whose pass moved it; null for `immediate`. */
+    snapshot: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     outcome: StringEnum(NUDGE_OUTCOMES),
     /** The marker's reason token, for `failed` and `skipped` only. */
     reason: Type.Optional(Type.String({ minLength: 1 })),
@@ -195,7 +203,12 @@ function nudgeLines(nudges: readonly NudgeResult[]): string[] {
   const failed = nudges
     .filter((n) => n.outcome === 'failed')
     .map((n) => `  ${n.from} -> ${n.to} (build ${n.build}): failed, ${n.reason ?? 'no reason'}`);
-  return [`Nudges dispatched by nudger: ${parts.join(', ')}`, ...failed];
+  const snapshots = new Map<string, number>();
+  for (const nudge of nudges) {
+    if (nudge.snapshot !== null) snapshots.set(nudge.snapshot, (snapshots.get(nudge.snapshot) ?? 0) + 1);
+  }
+  const validated = [...snapshots].map(([name, count]) => `  Snapshot ${name}: ${plural(count, 'validated nudge')}`);
+  return [`Nudges dispatched by nudger: ${parts.join(', ')}`, ...validated, ...failed];
 }
 
 function changeGroupLines(group: ChangeGroupResult): string[] {

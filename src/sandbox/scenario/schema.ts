@@ -7,6 +7,7 @@ import { DISPATCH_EXECUTORS, type DispatchExecutor } from '../../domain/nudge/di
 import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
 import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
+import { NUDGE_MODES } from '../../schema/nudgeconfig.ts';
 
 /**
  * An image repository without tag or digest, as `spec.containerImage` holds it: an optional
@@ -49,11 +50,34 @@ const NudgeFiles = Type.String({ minLength: 1, maxLength: 4096 });
 export const RepositoryFiles = Type.Record(Type.String({ minLength: 1 }), Type.String());
 export type RepositoryFiles = Static<typeof RepositoryFiles>;
 
+/**
+ * A `nudges` item written as a mapping: a NudgeConfig entry with its mode (docs/decisions.md D10).
+ * `{to, mode: validated, gatingGroup}` fires when a push Snapshot of the ComponentGroup passes;
+ * `{to}` (or `mode: immediate`) is the plain string form. gatingGroup is checked in references.ts.
+ */
+export const ScenarioNudgeEntry = Type.Object(
+  {
+    to: ComponentName,
+    mode: Type.Optional(StringEnum(NUDGE_MODES, { default: 'immediate' })),
+    gatingGroup: Type.Optional(ComponentName),
+  },
+  { additionalProperties: false },
+);
+export type ScenarioNudgeEntry = Static<typeof ScenarioNudgeEntry>;
+/** A `nudges` item: a target's name (mode immediate), or a mapping with its mode. */
+export const ScenarioNudge = Type.Union([ComponentName, ScenarioNudgeEntry]);
+export type ScenarioNudge = Static<typeof ScenarioNudge>;
+
+/** The target a `nudges` item names, whichever form it is written in. */
+export function nudgeTarget(item: ScenarioNudge): string {
+  return typeof item === 'string' ? item : item.to;
+}
+
 export const ScenarioComponent = Type.Object(
   {
     name: ComponentName,
     image: ImageRepository,
-    nudges: Type.Optional(Type.Array(ComponentName)),
+    nudges: Type.Optional(Type.Array(ScenarioNudge)),
     files: Type.Optional(RepositoryFiles),
     gitRevision: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: GIT_REVISION_PATTERN })),
     /** A ConfigMap of this (nudged) component's own, named by its nudge_renovate_config_map annotation. */
@@ -76,6 +100,19 @@ export const ScenarioChangeGroup = Type.Object(
   { additionalProperties: false },
 );
 export type ScenarioChangeGroup = Static<typeof ScenarioChangeGroup>;
+
+/**
+ * A ComponentGroup (integration-service's `appstudio.redhat.com/v1beta2`): the members whose push
+ * Snapshots gate validated nudges (docs/decisions.md D10).
+ */
+export const ScenarioComponentGroup = Type.Object(
+  {
+    name: ComponentName,
+    components: Type.Array(ComponentName, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type ScenarioComponentGroup = Static<typeof ScenarioComponentGroup>;
 
 // Each step is a mapping whose one "verb" key says what happens and names its target; a few verbs
 // take extra keys. STEP_VERBS is what parse.ts uses to pick the variant to report errors against,
@@ -113,6 +150,23 @@ export const RemoveNudgingComponentStep = Type.Object(
   { additionalProperties: false },
 );
 export const WaitStep = Type.Object({ wait: Duration }, { additionalProperties: false });
+/**
+ * integration-service's stand-in makes a push Snapshot of the group from its members' latest
+ * succeeded builds (only `components` when given) and marks its tests passed or failed.
+ */
+export const SnapshotStep = Type.Object(
+  {
+    snapshot: Type.Object(
+      {
+        group: ComponentName,
+        passed: Type.Boolean(),
+        components: Type.Optional(Type.Array(ComponentName, { minItems: 1 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
 /** One nudge edge: the pull request `from`'s builds open on `to`'s repository. */
 const NudgeEdge = Type.Object({ from: ComponentName, to: ComponentName }, { additionalProperties: false });
 export const MergeNudgePullRequestStep = Type.Object(
@@ -140,6 +194,7 @@ export const STEP_SCHEMAS = {
   wait: WaitStep,
   mergeNudgePullRequest: MergeNudgePullRequestStep,
   humanCommitOnNudge: HumanCommitOnNudgeStep,
+  snapshot: SnapshotStep,
 } as const;
 export type StepVerb = keyof typeof STEP_SCHEMAS;
 export const STEP_VERBS = Object.keys(STEP_SCHEMAS) as StepVerb[];
@@ -155,6 +210,7 @@ export const ScenarioStep = Type.Union([
   WaitStep,
   MergeNudgePullRequestStep,
   HumanCommitOnNudgeStep,
+  SnapshotStep,
 ]);
 export type BuildStep = Static<typeof BuildStep>;
 export type ClosePullRequestStep = Static<typeof ClosePullRequestStep>;
@@ -166,6 +222,7 @@ export type RemoveNudgingComponentStep = Static<typeof RemoveNudgingComponentSte
 export type WaitStep = Static<typeof WaitStep>;
 export type MergeNudgePullRequestStep = Static<typeof MergeNudgePullRequestStep>;
 export type HumanCommitOnNudgeStep = Static<typeof HumanCommitOnNudgeStep>;
+export type SnapshotStep = Static<typeof SnapshotStep>;
 /** Narrow with `'build' in step`, `'wait' in step`, …; or use stepVerb(). */
 export type ScenarioStep = Static<typeof ScenarioStep>;
 
@@ -181,6 +238,8 @@ export const ScenarioDocument = Type.Object(
     renovateConfig: Type.Optional(RenovateConfigData),
     components: Type.Array(ScenarioComponent, { minItems: 1 }),
     changeGroups: Type.Optional(Type.Array(ScenarioChangeGroup)),
+    /** ComponentGroups (v1beta2), created before the first step; validated nudges name them. */
+    componentGroups: Type.Optional(Type.Array(ScenarioComponentGroup)),
     steps: Type.Optional(Type.Array(ScenarioStep)),
   },
   { additionalProperties: false },
@@ -199,14 +258,20 @@ export interface Scenario {
   readonly renovateConfig?: Readonly<Record<string, string>>;
   readonly components: readonly ResolvedComponent[];
   readonly changeGroups: readonly ScenarioChangeGroup[];
+  readonly componentGroups: readonly ScenarioComponentGroup[];
   readonly steps: readonly ScenarioStep[];
 }
 
 export interface ResolvedComponent {
   readonly name: string;
   readonly image: string;
-  /** Components this one's builds nudge; empty when none. */
+  /** Components this one's builds nudge, in either mode; empty when none. */
   readonly nudges: readonly string[];
+  /**
+   * Target → gating ComponentGroup, for the targets nudged in mode `validated` (D10); absent when
+   * none is. A target of `nudges` not here is nudged immediately.
+   */
+  readonly validated?: Readonly<Record<string, string>>;
   /** Initial repository content; absent means "generate one" (see objects.ts). */
   readonly files?: Readonly<Record<string, string>>;
   readonly gitRevision: string;
@@ -214,6 +279,11 @@ export interface ResolvedComponent {
   readonly renovateConfig?: Readonly<Record<string, string>>;
   /** `build-nudge-simple-branch: "true"` on the Component (it is the nudging side). */
   readonly simpleBranch: boolean;
+}
+
+/** The targets `component` nudges immediately (each build), in `nudges` order. */
+export function immediateNudges(component: ResolvedComponent): string[] {
+  return component.nudges.filter((to) => component.validated?.[to] === undefined);
 }
 
 /** The verb of a step: which of STEP_VERBS it carries. */
