@@ -253,6 +253,12 @@ async function nudgedAt(ns: string, expected: Readonly<Record<string, string>>):
   });
 }
 
+interface ValidatedStatus {
+  entries?: number;
+  waiting?: number;
+  groups?: { gatingGroup?: string; targets?: number; lastPassingSnapshot?: { name?: string } }[];
+}
+
 function entriesOf(request: BatchNudgeRequest): Record<string, string> {
   return Object.fromEntries(request.entries.map((entry) => [entry.build.component, entry.build.digest]));
 }
@@ -301,6 +307,21 @@ describe('validated nudges in the manager', () => {
     assert.deepEqual(entriesOf(batches[1] as BatchNudgeRequest), { 'op-e': digestOf(5) });
     assert.equal(batches[1]?.entries[0]?.previousDigest, undefined);
     assert.equal(settled.lastPass?.snapshot, 'operands-pass-2');
+
+    // The NudgeConfig's status names the group's last pass used and what waits on it.
+    const status = await eventually('status.validatedNudges to name the last pass', async () => {
+      const config = await client.get<KubeObject & { status?: { validatedNudges?: ValidatedStatus } }>(
+        NUDGE_CONFIGS,
+        ns,
+        'nudge-config',
+      );
+      const group = config.status?.validatedNudges?.groups?.[0];
+      return group?.lastPassingSnapshot?.name === 'operands-pass-2' ? config.status?.validatedNudges : undefined;
+    });
+    assert.equal(status.entries, 5);
+    assert.equal(status.waiting, 0);
+    assert.equal(status.groups?.[0]?.gatingGroup, GROUP);
+    assert.equal(status.groups?.[0]?.targets, 1);
 
     const events = await client.list<KubeObject & { reason?: string; message?: string }>(CORE_EVENTS, {
       namespace: ns,

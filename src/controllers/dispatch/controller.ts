@@ -24,6 +24,8 @@ import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
 import { readSnapshot } from '../../domain/nudge/validated-snapshot.ts';
 import type { ClusterSnapshot } from '../../schema/snapshot.ts';
 import { ValidatedReconciler, validatedKeyOf } from './validated-reconciler.ts';
+import { writeValidatedNudgesStatus } from './validated-status-writer.ts';
+import { validatedNudgesStatus } from '../../domain/nudge/validated-status.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
@@ -201,6 +203,16 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
         ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
         metrics,
         logger,
+        // The NudgeConfig's status.validatedNudges, from what the reconcile saw (waiting entries,
+        // last pass per group); written only when it changes.
+        afterNamespace: async ({ nudgeConfig, graph, records, newestBuildCreatedAt }, signal) => {
+          const status = validatedNudgesStatus({
+            graph,
+            record: (group, target) => records.get(`${group}\u0000${target}`),
+            newestBuildCreatedAt,
+          });
+          await writeValidatedNudgesStatus(client, nudgeConfig, status, signal);
+        },
       }),
       concurrency: options.workers ?? 4,
       registry,
@@ -220,10 +232,11 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     validated.watch(nudgeRuns, { map: (run) => (isDispatcherHeldRecord(run) ? withNudgeConfig(run) : []) });
     validated.watch(builds, { map: withNudgeConfig, updatePredicate: buildSucceededChanged });
     // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
+    // Without integration-service's Snapshot CRD only validated nudges stop, and say so.
     const run = (started: Controller, signal: AbortSignal) =>
       started.start(signal).catch((error: unknown) => {
         if (!(error instanceof CacheSyncTimeoutError)) throw error;
-        logger.error({ err: error, controller: started.name }, 'dispatcher not running: a cache did not sync');
+        logger.error({ err: error, controller: started.name }, `${started.name} not running: a cache did not sync`);
       });
     return async (signal) => {
       await Promise.all([run(controller, signal), run(runFailures, signal), run(validated, signal)]);

@@ -128,7 +128,6 @@ export class ValidatedReconciler implements Reconciler {
     if (nudgeConfig === undefined) return undefined;
     const graph = namespaceGraphOf(this.#o.components, namespace, nudgeConfig);
     const pairs = validatedPairs(graph);
-    if (pairs.length === 0) return undefined;
     const snapshots = passingSnapshotsByGroup(this.#o.snapshots, namespace);
     const builds = new VerifiedBuilds(this.#o.builds, this.#o.components, namespace);
     const context: PairContext = {
@@ -150,11 +149,12 @@ export class ValidatedReconciler implements Reconciler {
       if (outcome.wakeAt !== undefined) wakeAt = Math.min(wakeAt ?? Infinity, outcome.wakeAt);
       conflict ||= outcome.conflict;
     }
+    // A pair that lost a compare-and-swap is decided again shortly; the status waits for it.
+    if (conflict) return { requeueAfterMs: this.#o.conflictRetryMs ?? DEFAULT_CONFLICT_RETRY_MS };
     await this.#o.afterNamespace?.(
       { nudgeConfig, graph, records, newestBuildCreatedAt: (component) => builds.newestCreatedAt(component) },
       signal,
     );
-    if (conflict) return { requeueAfterMs: this.#o.conflictRetryMs ?? DEFAULT_CONFLICT_RETRY_MS };
     return wakeAt === undefined ? undefined : { requeueAfterMs: Math.max(1, wakeAt - this.#now()) };
   }
 
