@@ -20,6 +20,20 @@ export interface StaleReferenceReport {
   readonly condition: ValidCondition;
 }
 
+/**
+ * Names quoted in the message at most. A condition message may hold 32,768 characters and a
+ * Component name 63, so a NudgeConfig of 5,000 entries could name ten thousand missing Components:
+ * listing them all would have the API server refuse the status write, and the condition would
+ * never be written. The first ones, in name order, and the count of the rest say as much.
+ */
+export const MAX_NAMED_MISSING = 200;
+
+function missingList(names: readonly string[]): string {
+  if (names.length <= MAX_NAMED_MISSING) return names.join(', ');
+  const rest = names.length - MAX_NAMED_MISSING;
+  return `${names.slice(0, MAX_NAMED_MISSING).join(', ')}, and ${String(rest)} more`;
+}
+
 export function staleReferences(
   entries: readonly Pick<NudgeEntry, 'from' | 'to'>[],
   existingComponents: ReadonlySet<string>,
@@ -47,7 +61,7 @@ export function staleReferences(
       type: VALID_CONDITION,
       status: 'False',
       reason: REASON_STALE_REFERENCES,
-      message: `Components [${names.join(', ')}] referenced in nudges no longer exist`,
+      message: `Components [${missingList(names)}] referenced in nudges no longer exist`,
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeCondition } from '../../src/domain/conditions.ts';
-import { staleReferences } from '../../src/domain/stale-references.ts';
+import { MAX_NAMED_MISSING, staleReferences } from '../../src/domain/stale-references.ts';
 
 describe('stale references', () => {
   it('is Valid when every referenced component exists', () => {
@@ -50,6 +50,21 @@ describe('stale references', () => {
     assert.deepEqual(
       withOther.map((c) => c.type),
       ['Other', 'Valid'],
+    );
+  });
+
+  it('names at most MAX_NAMED_MISSING missing Components, so 5,000 entries still fit a condition message', () => {
+    // 5,000 entries between 10,000 distinct 63-character names, none of which exists.
+    const name = (i: number): string => `c${String(i).padStart(62, '0')}`;
+    const entries = Array.from({ length: 5000 }, (_, i) => ({ from: name(2 * i), to: name(2 * i + 1) }));
+    const report = staleReferences(entries, new Set());
+    assert.equal(report.missing.length, 10_000);
+    const { message } = report.condition;
+    assert.ok(message.length <= 32_768, `${String(message.length)} characters`);
+    assert.ok(message.includes(name(0)));
+    assert.ok(!message.includes(name(MAX_NAMED_MISSING)));
+    assert.ok(
+      message.endsWith(`, and ${String(10_000 - MAX_NAMED_MISSING)} more] referenced in nudges no longer exist`),
     );
   });
 });
