@@ -135,24 +135,25 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // while release-service is absent: then only build repositories are rewritten, as there.
     const releasePlanAdmissions = informers.informer(RELEASE_PLAN_ADMISSIONS_KIND, { runByCaller: true });
     const metrics = dispatchMetrics(registry);
+    // What both dispatch reconcilers (builds, validated pairs) read and fire with.
+    const shared = {
+      client,
+      builds: builds.store,
+      components: components.store,
+      nudgeConfigs: nudgeConfigs.store,
+      changeGroups: new StoreChangeGroupSource(changeGroups.store),
+      nudgeRuns: nudgeRuns.store,
+      releasePlanAdmissions: releasePlanAdmissions.store,
+      // The instances the ChangeGroup controller and the sweeper re-dispatch held targets with.
+      executors: managerExecutors(client, settings) ?? {},
+      defaultExecutor: options.defaultExecutor,
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
+      metrics,
+      logger,
+    };
     const controller = new Controller({
-      reconciler: new DispatchReconciler({
-        client,
-        builds: builds.store,
-        components: components.store,
-        nudgeConfigs: nudgeConfigs.store,
-        changeGroups: new StoreChangeGroupSource(changeGroups.store),
-        nudgeRuns: nudgeRuns.store,
-        releasePlanAdmissions: releasePlanAdmissions.store,
-        // The instances the ChangeGroup controller and the sweeper re-dispatch held targets with.
-        executors: managerExecutors(client, settings) ?? {},
-        defaultExecutor: options.defaultExecutor,
-        ...(options.policy === undefined ? {} : { policy: options.policy }),
-        ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
-        events,
-        metrics,
-        logger,
-      }),
+      reconciler: new DispatchReconciler({ ...shared, events }),
       concurrency: options.workers ?? 4,
       registry,
       logger,
@@ -188,21 +189,9 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     const records = informers.informer(CONFIG_MAPS_KIND, VALIDATED_RECORDS_SELECTOR);
     const validated = new Controller({
       reconciler: new ValidatedReconciler({
-        client,
-        builds: builds.store,
-        components: components.store,
-        nudgeConfigs: nudgeConfigs.store,
-        changeGroups: new StoreChangeGroupSource(changeGroups.store),
-        nudgeRuns: nudgeRuns.store,
-        releasePlanAdmissions: releasePlanAdmissions.store,
+        ...shared,
         snapshots: snapshots.store,
         records: records.store,
-        executors: managerExecutors(client, settings) ?? {},
-        defaultExecutor: options.defaultExecutor,
-        ...(options.policy === undefined ? {} : { policy: options.policy }),
-        ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
-        metrics,
-        logger,
         // The NudgeConfig's status.validatedNudges, from what the reconcile saw (waiting entries,
         // last pass per group); written only when it changes.
         afterNamespace: async ({ nudgeConfig, graph, records, newestBuildCreatedAt }, signal) => {

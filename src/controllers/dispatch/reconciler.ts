@@ -6,7 +6,7 @@
 // is observed", never "write anyway". So two replicas, or a stale cache, can decide the same
 // thing twice, but only one of them gets its write-ahead entry in, and only that one fires.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import { isAlreadyExists, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
+import { isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
 import { PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { decodePipelineRun } from '../../domain/cluster-objects.ts';
@@ -35,7 +35,7 @@ import {
 } from '../../domain/nudge/dispatch-marker.ts';
 import { skippedMessage } from '../../domain/nudge/dispatch-messages.ts';
 import type { DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
-import { decideDispatch, settleFire, type FireResult } from '../../domain/nudge/dispatch.ts';
+import { decideDispatch, settleFire } from '../../domain/nudge/dispatch.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
@@ -50,6 +50,9 @@ import { dispatchInputOf, executorChoice, EXECUTOR_ANNOTATION, type DispatchCach
 import type { DispatchMetrics } from './metrics.ts';
 import { OnceEvents } from './once-events.ts';
 import { prepareFire } from './request.ts';
+import { callExecutor, createHeldRecord, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
+
+export { DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
 
 export interface DispatchReconcilerOptions extends DispatchCaches {
   readonly client: ObjectClient;
@@ -76,7 +79,6 @@ export interface DispatchReconcilerOptions extends DispatchCaches {
 const FIELD_MANAGER = 'nudger-dispatch';
 const EVENT_COMPONENT = 'nudger-dispatch';
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
-export const DEFAULT_FIRE_TIMEOUT_MS = 5 * 60_000;
 /** Replicas' clocks may disagree by this much; the marker's times are whole seconds besides. */
 const CLOCK_MARGIN_MS = 5_000;
 /** Fires of one build in flight at once: its targets are separate repositories. */
@@ -336,26 +338,7 @@ export class DispatchReconciler implements Reconciler {
   }
 
   async #hold(intent: HoldIntent, signal: AbortSignal): Promise<void> {
-    const { record } = intent;
-    const run: KubeObject & { spec: Record<string, unknown> } = {
-      apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
-      kind: PIPELINE_RUNS.kind,
-      metadata: {
-        namespace: record.namespace,
-        name: record.name,
-        labels: { ...record.labels },
-        annotations: { ...record.annotations },
-      },
-      // Cancelled at creation, so Tekton never runs it; the reference only satisfies Tekton's
-      // validation (a PipelineRun names a Pipeline or embeds one).
-      spec: { status: 'Cancelled', pipelineRef: { name: 'nudger-held-nudge' } },
-    };
-    try {
-      await this.#o.client.create(PIPELINE_RUNS, run, { fieldManager: FIELD_MANAGER, signal });
-    } catch (error) {
-      // Named from the build and the target: it exists because an earlier attempt made it.
-      if (!isAlreadyExists(error)) throw error;
-    }
+    await createHeldRecord(this.#o.client, intent.record, FIELD_MANAGER, signal);
   }
 
   /**
@@ -438,43 +421,17 @@ export class DispatchReconciler implements Reconciler {
     return written;
   }
 
-  async #callExecutor(intent: FireIntent, request: NudgeRequest, signal: AbortSignal): Promise<FireOutcome> {
-    const executor = this.#o.executors[intent.executor];
-    if (executor === undefined) {
-      // Never silent: the marker says failed:executor-unavailable and the Event says why.
-      return {
-        result: {
-          ok: false,
-          reason: 'executor-unavailable',
-          message: `this nudger manager runs no ${intent.executor} executor (see --nudge-executor and the NudgeConfig annotation ${EXECUTOR_ANNOTATION})`,
-          permanent: true,
-        },
-      };
-    }
-    const stopTimer = this.#o.metrics?.fireDuration.startTimer({ executor: intent.executor });
-    try {
-      // Bounded, so that no fire outlives the time other replicas leave its `firing` entry alone.
-      const deadline = AbortSignal.timeout(this.#o.fireTimeoutMs ?? DEFAULT_FIRE_TIMEOUT_MS);
-      return await executor.fire(request, AbortSignal.any([signal, deadline]));
-    } catch (error) {
-      // A rejection is a programming error (executor.ts): a failed attempt like any other. Only
-      // the error's class goes into the Event and the marker; its text, which could quote a
-      // response or a URL with credentials, goes to the manager's log alone, redacted by shape
-      // (describeError).
-      this.#logger.error(
-        { controller: this.name, executor: intent.executor, key: intent.key, error: describeError(error) },
-        'executor rejected instead of classifying its failure',
-      );
-      const kind = error instanceof Error ? error.name : typeof error;
-      const result: FireResult = {
-        ok: false,
-        reason: 'executor-error',
-        message: `the ${intent.executor} executor failed unexpectedly (${kind}); the manager's log has the details`,
-      };
-      return { result };
-    } finally {
-      stopTimer?.();
-    }
+  #callExecutor(intent: FireIntent, request: NudgeRequest, signal: AbortSignal): Promise<FireOutcome> {
+    const call = {
+      executors: this.#o.executors,
+      executor: intent.executor,
+      ...(this.#o.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: this.#o.fireTimeoutMs }),
+      ...(this.#o.metrics === undefined ? {} : { metrics: this.#o.metrics }),
+      logger: this.#logger,
+      controller: this.name,
+      key: intent.key,
+    };
+    return callExecutor(call, (executor, bounded) => executor.fire(request, bounded), signal);
   }
 
   /**

@@ -7,7 +7,7 @@
 // called, so a crash in between fires the same content, with the same key, once the lease is over.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
-import { CONFIG_MAPS, PIPELINE_RUNS } from '../../adapters/kubernetes/resources.ts';
+import { CONFIG_MAPS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
@@ -22,6 +22,7 @@ import {
   VALIDATED_REASONS,
   type BatchEntry,
   type ValidatedNotice,
+  type ValidatedStep,
 } from '../../domain/nudge/validated-decision.ts';
 import {
   RECORD_GROUP_ANNOTATION,
@@ -43,10 +44,11 @@ import type { ClusterConfigMap } from '../../schema/config-map.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 import type { BatchNudgeRequest, FireOutcome, NudgeExecutors } from './executor.ts';
-import { executorChoice, EXECUTOR_ANNOTATION } from './inputs.ts';
+import { executorChoice } from './inputs.ts';
 import type { DispatchMetrics } from './metrics.ts';
 import { OnceEvents } from './once-events.ts';
 import { distributionRepositoriesOf, settingsInForce } from './request.ts';
+import { callExecutor, createHeldRecord, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
 import {
   holderOf,
   namespaceGraphOf,
@@ -88,7 +90,6 @@ export interface ValidatedNamespaceView {
 
 const FIELD_MANAGER = 'nudger-dispatch';
 const EVENT_COMPONENT = 'nudger-dispatch';
-const DEFAULT_FIRE_TIMEOUT_MS = 5 * 60_000;
 const CLOCK_MARGIN_MS = 5_000;
 const DEFAULT_CONFLICT_RETRY_MS = 1000;
 /** Pairs carried out at once: their targets are separate repositories. */
@@ -315,22 +316,7 @@ export class ValidatedReconciler implements Reconciler {
       };
       const imageUrl = context.builds.named(entry.component, entry.build)?.build.imageUrl;
       const record = heldNudgeRecord(build, entry.component, pair.target, changeGroup, imageUrl);
-      const run: KubeObject & { spec: Record<string, unknown> } = {
-        apiVersion: `${PIPELINE_RUNS.group}/${PIPELINE_RUNS.version}`,
-        kind: PIPELINE_RUNS.kind,
-        metadata: {
-          namespace: record.namespace,
-          name: record.name,
-          labels: { ...record.labels },
-          annotations: { ...record.annotations },
-        },
-        spec: { status: 'Cancelled', pipelineRef: { name: 'nudger-held-nudge' } },
-      };
-      try {
-        await this.#o.client.create(PIPELINE_RUNS, run, { fieldManager: FIELD_MANAGER, signal });
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
-      }
+      await createHeldRecord(this.#o.client, record, FIELD_MANAGER, signal);
       holds.push({
         entry,
         heldBy: {
@@ -343,63 +329,26 @@ export class ValidatedReconciler implements Reconciler {
     return holds;
   }
 
-  async #fire(
-    context: PairContext,
-    pair: ValidatedPair,
-    step: {
-      readonly key: string;
-      readonly attempt: number;
-      readonly entries: readonly BatchEntry[];
-      readonly record: ValidatedRecord;
-    },
-    signal: AbortSignal,
-  ): Promise<FireOutcome> {
+  async #fire(context: PairContext, pair: ValidatedPair, step: FireStep, signal: AbortSignal): Promise<FireOutcome> {
     const prepared = await this.#request(context, pair, step, signal);
     if (!('entries' in prepared)) return { result: prepared };
-    const executor = this.#o.executors[context.executor];
-    if (executor === undefined) {
-      return {
-        result: {
-          ok: false,
-          reason: 'executor-unavailable',
-          message: `this nudger manager runs no ${context.executor} executor (see --nudge-executor and the NudgeConfig annotation ${EXECUTOR_ANNOTATION})`,
-          permanent: true,
-        },
-      };
-    }
-    const stopTimer = this.#o.metrics?.fireDuration.startTimer({ executor: context.executor });
-    try {
-      const deadline = AbortSignal.timeout(this.#o.fireTimeoutMs ?? DEFAULT_FIRE_TIMEOUT_MS);
-      return await executor.fireBatch(prepared, AbortSignal.any([signal, deadline]));
-    } catch (error) {
-      // A rejection is a programming error (executor.ts); its text goes to the log alone.
-      this.#logger.error(
-        { controller: this.name, executor: context.executor, key: step.key, error: describeError(error) },
-        'executor rejected instead of classifying its failure',
-      );
-      const kind = error instanceof Error ? error.name : typeof error;
-      return {
-        result: {
-          ok: false,
-          reason: 'executor-error',
-          message: `the ${context.executor} executor failed unexpectedly (${kind}); the manager's log has the details`,
-        },
-      };
-    } finally {
-      stopTimer?.();
-    }
+    const call = {
+      executors: this.#o.executors,
+      executor: context.executor,
+      ...(this.#o.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: this.#o.fireTimeoutMs }),
+      ...(this.#o.metrics === undefined ? {} : { metrics: this.#o.metrics }),
+      logger: this.#logger,
+      controller: this.name,
+      key: step.key,
+    };
+    return callExecutor(call, (executor, bounded) => executor.fireBatch(prepared, bounded), signal);
   }
 
   /** The batch as the executor needs it, or the failure that ends the attempt instead. */
   async #request(
     context: PairContext,
     pair: ValidatedPair,
-    step: {
-      readonly key: string;
-      readonly attempt: number;
-      readonly entries: readonly BatchEntry[];
-      readonly record: ValidatedRecord;
-    },
+    step: FireStep,
     signal: AbortSignal,
   ): Promise<BatchNudgeRequest | Extract<FireResult, { ok: false }>> {
     const { namespace } = context;
@@ -464,6 +413,8 @@ export class ValidatedReconciler implements Reconciler {
     }
   }
 }
+
+type FireStep = Extract<ValidatedStep, { kind: 'fire' }>;
 
 interface PairContext {
   readonly namespace: string;
