@@ -97,15 +97,9 @@ function digestOf(image: string): string {
   return image.slice(image.lastIndexOf('@') + 1);
 }
 
-/** The newest passing Snapshot of the group that carries `component` pinned by digest. */
-function newestCarrying(snapshots: readonly PassingSnapshot[], component: string): PassingSnapshot | undefined {
-  let newest: PassingSnapshot | undefined;
-  for (const snapshot of snapshots) {
-    if (snapshot.images.has(component) && (newest === undefined || isNewerSnapshot(snapshot, newest))) {
-      newest = snapshot;
-    }
-  }
-  return newest;
+/** The group's passing Snapshots, newest first (isNewerSnapshot's order). */
+function newestFirst(snapshots: readonly PassingSnapshot[]): PassingSnapshot[] {
+  return [...snapshots].sort((a, b) => (isNewerSnapshot(a, b) ? -1 : isNewerSnapshot(b, a) ? 1 : 0));
 }
 
 interface Due {
@@ -115,20 +109,30 @@ interface Due {
 
 /**
  * The entries whose digest changed since their last validated nudge (D10 coalescing: the newest
- * passing Snapshot per component; a digest equal to or older than the one nudged never again),
- * and the held ones their ChangeGroup let go of, which are fired whatever D2 says now (N19).
+ * passing Snapshot per component that validates something new for it; a digest equal to or older
+ * than the one nudged never again), and the held ones their ChangeGroup let go of, which are
+ * fired whatever D2 says now (N19).
  */
 function dueEntries(input: ValidatedPairInput): Due {
   const entries: BatchEntry[] = [];
   const notices: ValidatedNotice[] = [];
+  const snapshots = newestFirst(input.snapshots);
   for (const component of [...new Set(input.froms)].sort(compareStrings)) {
     const previous = input.record.nudged.get(component);
     const releasedHold =
       previous?.heldBy !== undefined && input.released(component, previous.heldBy) ? previous : undefined;
-    const snapshot = newestCarrying(input.snapshots, component);
-    const image = snapshot?.images.get(component);
     let fresh: BatchEntry | undefined;
-    if (snapshot !== undefined && image !== undefined && digestOf(image) !== previous?.digest) {
+    // Newest first, back to the Snapshot last nudged from. One carrying the digest last nudged, or
+    // a verified build older than it, validates nothing new and is passed over: a Snapshot whose
+    // build started later but that was made from an older Global Candidate List (before this
+    // component's newer pass updated it) would otherwise hide that newer pass until the group's
+    // next one, and drop a retry batch holding it without a word (D10: a pass fires its digest).
+    // The first other Snapshot decides, as the newest one did: due if verified, told if not.
+    for (const snapshot of snapshots) {
+      const image = snapshot.images.get(component);
+      if (image === undefined || digestOf(image) === previous?.digest) continue;
+      const previousSnapshot = previous && { name: previous.snapshot, startTime: previous.startTime };
+      if (previousSnapshot !== undefined && !isNewerSnapshot(snapshot, previousSnapshot)) break;
       const verification = input.verify(component, image);
       if (!verification.ok) {
         notices.push({
@@ -137,17 +141,19 @@ function dueEntries(input: ValidatedPairInput): Due {
           message: `Snapshot ${snapshot.name} of ${input.group} validated ${component} at ${digestOf(image)}, but no succeeded, verified push build of ${component} produced it (${verification.reason}): it is not nudged into ${input.target}`,
           fact: ['validated-unverified', input.namespace, snapshot.name, component, verification.reason],
         });
-      } else if (previous === undefined || isNewerThanNudged(snapshot, verification.build, previous)) {
-        fresh = {
-          component,
-          digest: digestOf(image),
-          snapshot: snapshot.name,
-          startTime: snapshot.startTime,
-          build: verification.build.name,
-          ...(verification.build.uid === undefined ? {} : { buildUid: verification.build.uid }),
-          buildCreatedAt: verification.build.createdAt,
-        };
+        break;
       }
+      if (previous !== undefined && !isNewerThanNudged(snapshot, verification.build, previous)) continue;
+      fresh = {
+        component,
+        digest: digestOf(image),
+        snapshot: snapshot.name,
+        startTime: snapshot.startTime,
+        build: verification.build.name,
+        ...(verification.build.uid === undefined ? {} : { buildUid: verification.build.uid }),
+        buildCreatedAt: verification.build.createdAt,
+      };
+      break;
     }
     if (releasedHold?.heldBy !== undefined) {
       const { build, buildUid } = releasedHold.heldBy;
