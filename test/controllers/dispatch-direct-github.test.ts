@@ -7,19 +7,16 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Credentials } from '../../src/adapters/credentials/credentials.ts';
 import { GITHUB_APP_ID_KEY, GITHUB_PRIVATE_KEY_KEY } from '../../src/adapters/forges/github/app-secret.ts';
 import { GitHubAppTokens } from '../../src/adapters/forges/github/app-tokens.ts';
 import { HostedForgeResolver } from '../../src/adapters/forges/hosted-resolver.ts';
-import { FORGE_REGISTRY } from '../../src/adapters/forges/registry.ts';
-import { parseRepositoryUrl } from '../../src/adapters/forges/repository-url.ts';
-import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
-import { foreignPush, git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import type { GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { foreignPush, git } from '../adapters/git/helpers.ts';
+import { startGitHubDirectRig, stopGitHubDirectRig, type GitHubDirectRig } from './dispatch-direct-harness.ts';
 import { FakeObjectClient } from '../runtime/fakes.ts';
 import {
   BRANCH,
@@ -36,40 +33,19 @@ import {
 const TOKEN = 'ghs_directExecutorTokenThatMustNeverLeak0123';
 const SETTINGS = { configMap: 'cm', labels: ['team-a'], automerge: true, platformAutomerge: true };
 
+let rig: GitHubDirectRig;
 let emulator: GitHubEmulator;
 let executor: DirectNudgeExecutor;
 let url: string;
 let dir: string;
-const outcomes: FireOutcome[] = [];
+let outcomes: FireOutcome[];
 
 before(async () => {
-  emulator = await startGitHubEmulator({ token: TOKEN });
-  await emulator.createRepository('acme', 'bundle', BUNDLE_FILES, 'main', { autoMergeAllowed: true });
-  url = `${emulator.gitBaseUrl}/acme/bundle`;
-  dir = tempDir('direct-github');
-  // The manager's resolver reads the token from the tenant's SCM Secret; the provider is built by
-  // the same registry factory.
-  const resolver: ForgeResolver = {
-    resolve: (gitUrl) =>
-      Promise.resolve({
-        repo: parseRepositoryUrl(gitUrl),
-        provider: FORGE_REGISTRY.github.create({
-          apiUrl: emulator.apiUrl,
-          gitBaseUrl: emulator.gitBaseUrl,
-          credentials: new Credentials({ token: TOKEN }),
-        }),
-      }),
-  };
-  executor = new DirectNudgeExecutor({ resolver, workspaces: new GitWorkspaces({ cacheDir: join(dir, 'cache') }) });
+  rig = await startGitHubDirectRig(TOKEN, BUNDLE_FILES, 'direct-github');
+  ({ emulator, executor, url, dir, outcomes } = rig);
 });
 
-after(async () => {
-  const violations = [...emulator.contractViolations];
-  await emulator.close();
-  removeTempDirs();
-  assert.deepEqual(violations, [], 'every request and answer follows GitHub’s descriptions');
-  for (const outcome of outcomes) assert.ok(!JSON.stringify(outcome).includes(TOKEN), 'no token in any outcome');
-});
+after(() => stopGitHubDirectRig(rig, TOKEN));
 
 async function fire(build: typeof BUILD_1): Promise<FireOutcome> {
   const outcome = await executor.fire(nudgeRequest(url, build, { settings: SETTINGS }));

@@ -4,18 +4,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ForgeError } from '../../src/adapters/forges/errors.ts';
-import { LocalForge, readForgeEvents } from '../../src/adapters/forges/local/local-forge.ts';
-import { LocalForgeResolver } from '../../src/adapters/forges/local/local-resolver.ts';
+import type { LocalForge } from '../../src/adapters/forges/local/local-forge.ts';
 import type { ForgeResolver } from '../../src/adapters/forges/resolver.ts';
-import type { ForgeProvider } from '../../src/adapters/forges/types.ts';
-import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
-import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
-import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
 import { withBuildStamp } from '../../src/domain/nudge/direct-build-stamp.ts';
 import { nudgePullRequestText } from '../../src/domain/nudge/pull-request-text.ts';
 import { NO_RENOVATE_SETTINGS } from '../../src/domain/nudge/renovate-settings.ts';
-import { foreignPush, git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
+import { foreignPush, git, removeTempDirs } from '../adapters/git/helpers.ts';
+import { LOCAL_AUTHOR, detailOf, localDirectRig, losingFirstCreate } from './dispatch-direct-harness.ts';
 import {
   BRANCH,
   BUILD_1,
@@ -33,56 +28,10 @@ import {
 
 after(removeTempDirs);
 
-/** The local forge, except that createPullRequest's answer is lost when `lose()` says so. */
-function lossyCreate(local: LocalForge, lose: () => boolean): ForgeProvider {
-  return {
-    kind: local.kind,
-    credentials: undefined,
-    cloneUrl: (repo) => local.cloneUrl(repo),
-    findPullRequestByHeadBranch: (repo, branch) => local.findPullRequestByHeadBranch(repo, branch),
-    getPullRequest: (repo, number) => local.getPullRequest(repo, number),
-    updatePullRequest: (repo, number, update) => local.updatePullRequest(repo, number, update),
-    markReadyForReview: (repo, number) => local.markReadyForReview(repo, number),
-    listCommits: (repo, number) => local.listCommits(repo, number),
-    addLabels: (repo, number, labels) => local.addLabels(repo, number, labels),
-    enableAutoMerge: (repo, number, method) => local.enableAutoMerge(repo, number, method),
-    createPullRequest: async (input) => {
-      const created = await local.createPullRequest(input);
-      if (!lose()) return created;
-      throw new ForgeError({
-        forge: 'local',
-        operation: 'createPullRequest',
-        repo: 'acme/bundle',
-        reason: 'connection reset',
-        transport: { code: 'ECONNRESET', host: 'local' },
-      });
-    },
-  };
-}
+const AUTHOR = LOCAL_AUTHOR;
 
-/** The detail of an ok outcome, or the failure's reason (so a mismatch shows what happened). */
-function detailOf(outcome: FireOutcome): string {
-  return outcome.result.ok ? (outcome.result.detail ?? '') : `failed: ${outcome.result.reason}`;
-}
-
-const AUTHOR = 'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.localhost>';
-
-async function setup(prefix: string, resolver?: (forge: LocalForge) => ForgeResolver) {
-  const dir = tempDir(prefix);
-  const forge = new LocalForge({ root: join(dir, 'forge') });
-  const repo = await forge.createRepository('acme', 'bundle', BUNDLE_FILES);
-  const url = forge.repositoryUrl('acme', 'bundle');
-  const executor = new DirectNudgeExecutor({
-    resolver: resolver?.(forge) ?? new LocalForgeResolver(forge),
-    workspaces: new GitWorkspaces({ cacheDir: join(dir, 'cache') }),
-  });
-  const gitDir = forge.gitDirectory(repo);
-  const show = (ref: string, path: string): string => git(dir, '--git-dir', gitDir, 'show', `${ref}:${path}`);
-  const pushes = async (): Promise<number> => {
-    const { events } = await readForgeEvents(forge, repo, 0);
-    return events.filter((event) => event.type === 'push' && event.ref === `refs/heads/${BRANCH}`).length;
-  };
-  return { dir, forge, repo, url, executor, gitDir, show, pushes };
+function setup(prefix: string, resolver?: (forge: LocalForge) => ForgeResolver) {
+  return localDirectRig(prefix, BUNDLE_FILES, BRANCH, resolver);
 }
 
 /**
@@ -343,19 +292,8 @@ describe('direct executor on the local forge', () => {
   });
 
   it('does nothing twice when a fire is repeated, even after a crash between push and pull request', async () => {
-    let lose = true;
-    const { forge, repo, url, executor, pushes } = await setup('direct-crash', (local) => ({
-      // The forge opens the pull request but its answer is lost, once (a crash, a dropped connection).
-      resolve: () =>
-        Promise.resolve({
-          repo: local.repository('acme', 'bundle'),
-          provider: lossyCreate(local, () => {
-            const now = lose;
-            lose = false;
-            return now;
-          }),
-        }),
-    }));
+    // The forge opens the pull request but its answer is lost, once (a crash, a dropped connection).
+    const { forge, repo, url, executor, pushes } = await setup('direct-crash', losingFirstCreate);
     const request = nudgeRequest(url, BUILD_1);
     const failed = await executor.fire(request);
     assert.deepEqual(failed.result.ok ? undefined : [failed.result.reason, failed.result.permanent], [

@@ -22,14 +22,13 @@ import type {
   PullRequestObservation,
   PullRequestPushResult,
 } from '../../domain/changegroup/state.ts';
-import { compileFileMatch, imageRepository, pathMatches, rewriteDigests } from '../../domain/digest-rewrite/index.ts';
+import { pathMatches, rewriteDigestSources, sourceFileMatchers } from '../../domain/digest-rewrite/index.ts';
 import {
   parseDescription,
   updateDescription,
   type ChangeGroupLink,
   type ParsedDescription,
 } from '../../domain/pr-description/index.ts';
-import { compareStrings } from '../../domain/compare.ts';
 
 /** The pull request as observed, plus what the writes need to keep human text and ticks. */
 export interface ObservedPullRequest {
@@ -210,78 +209,24 @@ export async function ensurePullRequest(
   };
 }
 
-/** Builds grouped by the fileMatch they share, in a stable order. */
-function groupByFileMatch(
-  builds: readonly PullRequestBuild[],
-  fileMatchOf: (build: PullRequestBuild) => readonly string[],
-): { fileMatch: readonly string[]; builds: PullRequestBuild[] }[] {
-  const groups = new Map<string, { fileMatch: readonly string[]; builds: PullRequestBuild[] }>();
-  for (const build of builds) {
-    const fileMatch = fileMatchOf(build);
-    const key = JSON.stringify(fileMatch);
-    const group = groups.get(key) ?? { fileMatch, builds: [] };
-    group.builds.push(build);
-    groups.set(key, group);
-  }
-  return [...groups.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, group]) => group);
-}
-
 /**
- * Every repository each build's digest goes to: its built repository, then its distribution
- * repositories. A distribution name two builds of one group claim with different digests is left
- * to neither (which release is meant cannot be told); built repositories are never dropped.
- */
-function repositoriesOf(
-  builds: readonly PullRequestBuild[],
-  distributionRepositoriesOf: (component: string) => readonly string[],
-): Map<PullRequestBuild, string[]> {
-  const claims = new Map<string, Set<string>>();
-  const wanted = new Map<PullRequestBuild, string[]>();
-  for (const build of builds) {
-    const built = imageRepository(build.pullSpec);
-    const names = [...new Set([built, ...distributionRepositoriesOf(build.name)])];
-    wanted.set(build, names);
-    for (const name of names.slice(1)) claims.set(name, (claims.get(name) ?? new Set()).add(build.digest));
-  }
-  for (const [build, names] of wanted) {
-    wanted.set(build, [names[0] ?? '', ...names.slice(1).filter((name) => (claims.get(name)?.size ?? 0) <= 1)]);
-  }
-  return wanted;
-}
-
-/**
- * The changed files of the single commit. Each group of builds rewrites the texts the previous
- * groups left, so two digests in one file both land; every file is read once.
+ * The changed files of the single commit: each build's digest in the files its own fileMatch
+ * selects (N10), every file read once.
  */
 async function rewriteForBuilds(
   checkout: { readFiles(filter: (path: string) => boolean): Promise<FileText[]> },
   builds: readonly PullRequestBuild[],
   fileMatchOf: (build: PullRequestBuild) => readonly string[],
   distributionRepositoriesOf: (component: string) => readonly string[],
-): Promise<{ changes: FileText[]; unreferenced: string[] }> {
-  const groups = groupByFileMatch(builds, fileMatchOf);
-  const matchers = groups.flatMap((group) => compileFileMatch(group.fileMatch));
-  const texts = new Map((await checkout.readFiles((path) => pathMatches(path, matchers))).map((f) => [f.path, f.text]));
-  const original = new Map(texts);
-  const unreferenced: string[] = [];
-  for (const group of groups) {
-    const repositories = repositoriesOf(group.builds, distributionRepositoriesOf);
-    const result = rewriteDigests(
-      [...texts].map(([path, text]) => ({ path, text })),
-      group.builds.flatMap((b) => (repositories.get(b) ?? []).map((repository) => ({ repository, digest: b.digest }))),
-      group.fileMatch,
-    );
-    for (const change of result.changes) texts.set(change.path, change.after);
-    const unseen = new Set(result.unreferenced);
-    for (const build of group.builds) {
-      if ((repositories.get(build) ?? []).every((repository) => unseen.has(repository))) unreferenced.push(build.name);
-    }
-  }
-  const changes = [...texts]
-    .filter(([path, text]) => original.get(path) !== text)
-    .map(([path, text]) => ({ path, text }))
-    .sort((a, b) => compareStrings(a.path, b.path));
-  return { changes, unreferenced: unreferenced.sort() };
+): Promise<{ changes: readonly FileText[]; unreferenced: readonly string[] }> {
+  const sources = builds.map((build) => ({
+    ...build,
+    distributionRepositories: distributionRepositoriesOf(build.name),
+    fileMatch: fileMatchOf(build),
+  }));
+  const matchers = sourceFileMatchers(sources);
+  const rewrite = rewriteDigestSources(await checkout.readFiles((path) => pathMatches(path, matchers)), sources);
+  return { changes: rewrite.files, unreferenced: rewrite.unreferenced };
 }
 
 async function upsertPullRequest(

@@ -6,8 +6,8 @@ import type { ExecutorNotice, NudgeRequest } from './executor.ts';
 
 export const BUILD_LINK_IGNORED = 'NudgeBuildLinkIgnored';
 
-/** The link to quote, or '' with a Warning pushed onto `notices`. */
-export function quotedBuildLink(request: NudgeRequest, notices: ExecutorNotice[]): string {
+/** The link to quote (a nudge's build, or a validated batch entry's), or '' with a Warning pushed onto `notices`. */
+export function quotedBuildLink(request: Pick<NudgeRequest, 'build' | 'buildRun'>, notices: ExecutorNotice[]): string {
   const { link, ignored } = quotableRepoAtShaLink(request.buildRun.metadata?.annotations ?? {});
   if (ignored !== undefined) {
     notices.push({

@@ -37,3 +37,4 @@ export {
   type SkipReason,
   type SkippedFile,
 } from './rewrite.ts';
+export { rewriteDigestSources, sourceFileMatchers, type DigestSource, type SourcesRewrite } from './sources.ts';

@@ -52,11 +52,35 @@ export function checkCommitMessageAffix(field: string, value: string): void {
 
 export function renovateCommitSubject(input: CommitSubjectInput): string {
   if (!isDns1123Label(input.nudging)) throw new NudgeInputError('nudging', 'is not a component name (DNS-1123 label)');
-  checkCommitMessageAffix('commitMessagePrefix', input.commitMessagePrefix);
-  checkCommitMessageAffix('commitMessageSuffix', input.commitMessageSuffix);
-  const semantic = input.semanticCommits === true && input.commitMessagePrefix === '';
-  const prefix = semantic ? SEMANTIC_COMMIT_PREFIX : input.commitMessagePrefix;
-  const rendered = [prefix, 'Update', input.nudging, `to ${digestShort(input.newDigest)}`, input.commitMessageSuffix]
+  return renderSubject(input, input.nudging, `to ${digestShort(input.newDigest)}`);
+}
+
+export interface GroupCommitSubjectInput extends Omit<CommitSubjectInput, 'nudging' | 'newDigest'> {
+  /** Renovate's groupName: the commit message topic of a group update. */
+  readonly groupName: string;
+}
+
+/**
+ * The subject of a Renovate group update (`group.commitMessageTopic` is `{{{groupName}}}`, and an
+ * update of several dependencies has no "to <version>" extra): "Update <group name>", with the
+ * prefix, suffix and semantic commits handled as for one update.
+ */
+export function renovateGroupCommitSubject(input: GroupCommitSubjectInput): string {
+  checkCommitMessageAffix('groupName', input.groupName);
+  return renderSubject(input, input.groupName, '');
+}
+
+/** Renovate's commit message template, "<prefix> <action> <topic> <extra> <suffix>", rendered. */
+function renderSubject(
+  settings: Pick<CommitSubjectInput, 'commitMessagePrefix' | 'commitMessageSuffix' | 'semanticCommits'>,
+  topic: string,
+  extra: string,
+): string {
+  checkCommitMessageAffix('commitMessagePrefix', settings.commitMessagePrefix);
+  checkCommitMessageAffix('commitMessageSuffix', settings.commitMessageSuffix);
+  const semantic = settings.semanticCommits === true && settings.commitMessagePrefix === '';
+  const prefix = semantic ? SEMANTIC_COMMIT_PREFIX : settings.commitMessagePrefix;
+  const rendered = [prefix, 'Update', topic, extra, settings.commitMessageSuffix]
     .join(' ')
     .trim()
     .replace(WHITESPACE_RUN, ' ')

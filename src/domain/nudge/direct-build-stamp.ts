@@ -23,10 +23,13 @@ const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 const NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
 const UNKNOWN_TIME = '-';
 
+/** Throws NudgeInputError when `time` is not an RFC 3339 time a commit may be dated by. */
+export function checkBuildTime(field: string, time: string): void {
+  if (!TIME.test(time) || Number.isNaN(Date.parse(time))) throw new NudgeInputError(field, 'is not an RFC 3339 time');
+}
+
 function checkStamp(stamp: NudgeBuildStamp): void {
-  if (stamp.createdAt !== undefined && (!TIME.test(stamp.createdAt) || Number.isNaN(Date.parse(stamp.createdAt)))) {
-    throw new NudgeInputError('build.createdAt', 'is not an RFC 3339 time');
-  }
+  if (stamp.createdAt !== undefined) checkBuildTime('build.createdAt', stamp.createdAt);
   if (!NAME.test(stamp.pipelineRun)) throw new NudgeInputError('build.pipelineRun', 'is not a PipelineRun name');
   if (!DIGEST_PATTERN.test(stamp.digest)) {
     throw new NudgeInputError('build.digest', 'is not sha256: followed by 64 lower-case hex digits');

@@ -12,6 +12,7 @@
 // - otherwise the branch is (re)built: one commit on the current base tip.
 import { compareBuildStamps, parseBuildStamp, type NudgeBuildStamp } from './direct-build-stamp.ts';
 import { rebaseRequested } from './pull-request-text.ts';
+import { parseBatchStamp } from './validated-pull-request.ts';
 
 /** A commit on the nudge branch beyond the base, as the forge lists it. */
 export interface BranchCommit {
@@ -54,9 +55,43 @@ export function decideDirectNudge(input: {
   if (carried !== undefined && compareBuildStamps(carried, input.incoming) > 0) {
     return { kind: 'superseded', by: carried };
   }
-  if (input.open === undefined) return { kind: 'write', discardEdits: false };
-  const foreign = foreignCommits(input.open.commits, input.botEmail);
+  return decideBranchEdits(input.open, input.botEmail);
+}
+
+/** Someone else's commits on the open pull request's branch stop the write until rebase is ticked. */
+function decideBranchEdits(
+  open: OpenNudgePullRequest | undefined,
+  botEmail: string,
+): Exclude<DirectNudgeDecision, { kind: 'superseded' }> {
+  if (open === undefined) return { kind: 'write', discardEdits: false };
+  const foreign = foreignCommits(open.commits, botEmail);
   if (foreign.length === 0) return { kind: 'write', discardEdits: false };
-  if (rebaseRequested(input.open.body) === true) return { kind: 'write', discardEdits: true };
+  if (rebaseRequested(open.body) === true) return { kind: 'write', discardEdits: true };
   return { kind: 'branch-edited', foreignCommits: foreign };
+}
+
+export type ValidatedBatchDecision =
+  | Exclude<DirectNudgeDecision, { kind: 'superseded' }>
+  /** The open pull request already carries this batch on nudger's own commits: nothing to write. */
+  | { readonly kind: 'done' };
+
+/**
+ * A validated batch (docs/decisions.md N28): someone else's commits stop it as they stop a nudge;
+ * an open pull request whose body carries this batch's key, on a branch of nudger's commits only
+ * and with the rebase box unticked, is this batch already written (a fire repeated after a crash).
+ * Otherwise the branch is (re)built, whatever batch it held: validation, not build order, decides
+ * which digests go out, and the controller sends only newer ones.
+ */
+export function decideValidatedBatch(input: {
+  readonly key: string;
+  readonly open: OpenNudgePullRequest | undefined;
+  readonly botEmail: string;
+}): ValidatedBatchDecision {
+  const edits = decideBranchEdits(input.open, input.botEmail);
+  if (edits.kind !== 'write' || edits.discardEdits || input.open === undefined) return edits;
+  const done =
+    parseBatchStamp(input.open.body)?.key === input.key &&
+    input.open.commits.length > 0 &&
+    rebaseRequested(input.open.body) !== true;
+  return done ? { kind: 'done' } : edits;
 }

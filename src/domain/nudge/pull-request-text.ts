@@ -190,9 +190,26 @@ export interface RenovatePullRequestBodyInput {
  * build-service's header and footer; the sandbox's Renovate stand-in with a config's.
  */
 export function renovatePullRequestBody(input: RenovatePullRequestBodyInput): string {
+  return renovateBodyAround({ ...input, updates: updatesTable(input) });
+}
+
+/** What surrounds the updates in a Renovate pull request body. */
+export interface RenovateBodyFrame extends Pick<
+  RenovatePullRequestBodyInput,
+  'prHeader' | 'prFooter' | 'automerge' | 'automergeSchedule' | 'branchModified'
+> {
+  /** The updates section (Markdown), between the header and the Configuration section. */
+  readonly updates: string;
+}
+
+/**
+ * prHeader, `updates`, the Configuration section, the rebase checkbox and prFooter, trimmed, runs
+ * of blank lines folded: Renovate's body for one update or for a group (a validated batch, N28).
+ */
+export function renovateBodyAround(input: RenovateBodyFrame): string {
   return [
     `${input.prHeader}\n\n`,
-    updatesTable(input),
+    input.updates,
     configurationSection(input),
     controls(input.branchModified === true),
     `\n---\n\n${input.prFooter}`,

@@ -1,15 +1,19 @@
-// The files one nudge changes (docs/decisions.md D6): every file of the base that the fileMatch in
-// force selects (anchored patterns, compiled as the ChangeGroup compiles them), with each digest
-// reference to the build's repository or one of its distribution repositories pointed at the
-// build's digest. Tag-only references are never touched; a repository that never matches inside a
-// longer name is the rewriter's anchoring.
+// The files a `direct` nudge changes (docs/decisions.md D6): every file of the base that the
+// fileMatch in force selects (anchored patterns, compiled as the ChangeGroup compiles them), with
+// each digest reference to the build's repository or one of its distribution repositories pointed
+// at the build's digest. A validated batch (N28) does the same for each of its builds, each in the
+// files its own fileMatch selects, in one commit. Tag-only references are never touched; a
+// repository that never matches inside a longer name is the rewriter's anchoring.
 import type { BaseCheckout, FileText } from '../../../adapters/git/workspace.ts';
 import {
-  compileFileMatch,
   imageRepository,
   pathMatches,
-  rewriteDigests,
+  rewriteDigestSources,
+  sourceFileMatchers,
+  type DigestSource,
+  type SourcesRewrite,
 } from '../../../domain/digest-rewrite/index.ts';
+import type { ValidatedImage } from '../../../domain/nudge/validated-pull-request.ts';
 import type { NudgeRequest } from '../executor.ts';
 
 export interface NudgeChanges {
@@ -21,27 +25,48 @@ export interface NudgeChanges {
   readonly referenced: boolean;
 }
 
+type NudgeBuild = Pick<NudgeRequest, 'build' | 'distributionRepositories' | 'fileMatch'>;
+
 /** The build repository first, then the distribution repositories, each once. */
 export function nudgedRepositories(request: Pick<NudgeRequest, 'build' | 'distributionRepositories'>): string[] {
   return [...new Set([imageRepository(request.build.pullSpec), ...request.distributionRepositories])];
 }
 
+function sourceOf(nudge: NudgeBuild): DigestSource {
+  return {
+    name: nudge.build.component,
+    pullSpec: nudge.build.pullSpec,
+    digest: nudge.build.digest,
+    distributionRepositories: nudge.distributionRepositories,
+    fileMatch: nudge.fileMatch,
+  };
+}
+
+async function rewrite(checkout: Pick<BaseCheckout, 'readFiles'>, sources: DigestSource[]): Promise<SourcesRewrite> {
+  const matchers = sourceFileMatchers(sources);
+  return rewriteDigestSources(await checkout.readFiles((path) => pathMatches(path, matchers)), sources);
+}
+
 export async function nudgeChanges(
   checkout: Pick<BaseCheckout, 'readFiles'>,
-  request: Pick<NudgeRequest, 'build' | 'distributionRepositories' | 'fileMatch'>,
+  request: NudgeBuild,
 ): Promise<NudgeChanges> {
-  const matchers = compileFileMatch(request.fileMatch);
-  const files = await checkout.readFiles((path) => pathMatches(path, matchers));
-  const repositories = nudgedRepositories(request);
-  const result = rewriteDigests(
-    files,
-    repositories.map((repository) => ({ repository, digest: request.build.digest })),
-    request.fileMatch,
-  );
-  const first = result.changes[0]?.replacements[0]?.from;
+  const source = sourceOf(request);
+  const result = await rewrite(checkout, [source]);
   return {
-    files: result.changes.map((change) => ({ path: change.path, text: change.after })),
-    currentDigest: first === undefined ? undefined : first.slice(first.lastIndexOf('@') + 1),
-    referenced: result.unreferenced.length < repositories.length,
+    files: result.files,
+    currentDigest: result.previousDigests.get(source.name),
+    referenced: result.unreferenced.length === 0,
   };
+}
+
+/** What one commit of a validated batch changes (N28): each image in the files its fileMatch selects. */
+export async function batchChanges(
+  checkout: Pick<BaseCheckout, 'readFiles'>,
+  images: readonly ValidatedImage[],
+): Promise<SourcesRewrite> {
+  return rewrite(
+    checkout,
+    images.map((image) => ({ ...image, name: image.component })),
+  );
 }
