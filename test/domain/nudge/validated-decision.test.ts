@@ -229,31 +229,42 @@ describe('decideValidated: what is due (D10)', () => {
     assert.deepEqual(decide({ snapshots: [S2, stale], record }).step, { kind: 'idle' });
   });
 
-  // Found by the crash property (validated-property.test.ts), told to the lead: the newest Snapshot
-  // carrying a component decides alone, so a later-started Snapshot made from an older Global
-  // Candidate List (its build started after operand-a's but its Snapshot was made before
-  // operand-a's passed) hides operand-a's newer pass for good: D10 says that pass fires its
-  // digest. A retry batch holding that digest is dropped with no notice, though an attempt may
-  // have reached the forge. `todo` until the lead settles the rule in validated-decision.ts.
-  it(
-    'a pass is not hidden by a later-started Snapshot carrying the digest already nudged (D10)',
-    { todo: 'newest-carrying Snapshot masks a newer validated build; retry batch dropped silently' },
-    () => {
-      const record = fired(decide({ snapshots: [S1] }).step);
-      const passA = passing('operands-2', 2000, { ...allAt(1), 'operand-a': 'a3' }, { component: 'operand-a' });
-      const staleGcl = passing('operands-3', 3000, allAt(1), { component: 'operand-e' });
-      const fire = fireOf(decide({ snapshots: [S1, passA], record }).step);
-      assert.deepEqual(digests(fire.entries), [`operand-a@${digest('a3')}`]);
-      const retry = afterFailure(fire, TRANSIENT).record;
-      const after = decide({ snapshots: [S1, passA, staleGcl], record: retry, now: T0 + 99 * MINUTE });
-      assert.equal(fireOf(after.step).key, fire.key, 'the retry of operand-a@a3 goes on');
-      assert.deepEqual(
-        digests(fireOf(decide({ snapshots: [S1, passA, staleGcl], record }).step).entries),
-        [`operand-a@${digest('a3')}`],
-        'both passes seen at once: operand-a@a3 still fires',
-      );
-    },
-  );
+  // Found by the crash property (validated-property.test.ts): the newest Snapshot carrying a
+  // component used to decide alone, so a later-started Snapshot made from an older Global
+  // Candidate List (its build started after operand-a's, its Snapshot was made before
+  // operand-a's pass) hid operand-a's newer pass, and dropped a retry batch holding it silently.
+  it('a pass is not hidden by a later-started Snapshot carrying the digest already nudged (D10)', () => {
+    const record = fired(decide({ snapshots: [S1] }).step);
+    const passA = passing('operands-2', 2000, { ...allAt(1), 'operand-a': 'a3' }, { component: 'operand-a' });
+    const staleGcl = passing('operands-3', 3000, allAt(1), { component: 'operand-e' });
+    const fire = fireOf(decide({ snapshots: [S1, passA], record }).step);
+    assert.deepEqual(digests(fire.entries), [`operand-a@${digest('a3')}`]);
+    const retry = afterFailure(fire, TRANSIENT).record;
+    const after = decide({ snapshots: [S1, passA, staleGcl], record: retry, now: T0 + 99 * MINUTE });
+    assert.equal(fireOf(after.step).key, fire.key, 'the retry of operand-a@a3 goes on');
+    assert.deepEqual(
+      digests(fireOf(decide({ snapshots: [S1, passA, staleGcl], record }).step).entries),
+      [`operand-a@${digest('a3')}`],
+      'both passes seen at once: operand-a@a3 still fires',
+    );
+  });
+
+  it('nor by a later-started Snapshot carrying an older build than the one nudged', () => {
+    const record = fired(decide({ snapshots: [S2] }).step);
+    const passA = passing('operands-3', 3000, { 'operand-a': 'a3' });
+    const staleGcl = passing('operands-4', 4000, { 'operand-a': 'a1' });
+    const fire = fireOf(decide({ snapshots: [S2, passA, staleGcl], record }).step);
+    assert.deepEqual(digests(fire.entries), [`operand-a@${digest('a3')}`]);
+    assert.equal(fire.entries[0]?.snapshot, 'operands-3');
+  });
+
+  it('a late Snapshot older than the one nudged from is not read at all: no notice for its digests', () => {
+    const record = fired(decide({ snapshots: [S2] }).step);
+    const verify = (component: string, img: string): DigestVerification =>
+      img === image('operand-a', 'a9') ? { ok: false, reason: 'no-build' } : verifyByNumber(component, img);
+    const late = passing('operands-late', 1500, { 'operand-a': 'a9' });
+    assert.deepEqual(decide({ snapshots: [S2, late], record, verify }), { step: { kind: 'idle' }, notices: [] });
+  });
 
   it('only what changed is due after a nudge', () => {
     const record = fired(decide({ snapshots: [S1] }).step);

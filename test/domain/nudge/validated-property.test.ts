@@ -320,6 +320,38 @@ function newestCarrying(snapshots: readonly PassingSnapshot[], component: string
     .sort((a, b) => (a.startTime !== b.startTime ? b.startTime - a.startTime : a.name < b.name ? 1 : -1))[0];
 }
 
+/**
+ * D10, a pass fires its digest: no passing Snapshot newer than the one `component` was last nudged
+ * from carries a newer verified build of it (one in between whose digest is unverified is told
+ * instead, and stops the search).
+ */
+function assertNoNewerPass(
+  snapshots: readonly PassingSnapshot[],
+  component: string,
+  nudged: {
+    readonly digest: string;
+    readonly snapshot: string;
+    readonly startTime: number;
+    readonly buildCreatedAt: number;
+  },
+  verify: ValidatedPairInput['verify'],
+): void {
+  const newer = snapshots.filter(
+    (s) =>
+      s.images.has(component) &&
+      (s.startTime !== nudged.startTime ? s.startTime > nudged.startTime : s.name > nudged.snapshot),
+  );
+  const verified = newer.map((s) => ({ s, verification: verify(component, s.images.get(component) ?? '') }));
+  if (verified.some(({ verification }) => !verification.ok)) return;
+  for (const { s, verification } of verified) {
+    const img = s.images.get(component) ?? '';
+    assert.ok(
+      img.endsWith(`@${nudged.digest}`) || (verification.ok && verification.build.createdAt < nudged.buildCreatedAt),
+      `${component}: ${s.name} passed with ${img}, newer than ${nudged.digest} of ${nudged.snapshot}, not nudged`,
+    );
+  }
+}
+
 /** With a working executor, no crash and time moving to each wake-up: settles in a few steps. */
 function settle(world: World, verify: ValidatedPairInput['verify']): void {
   for (let n = 0; n < 40; n += 1) {
@@ -352,6 +384,7 @@ describe('validated nudges under crashes (D10, N18, N19)', () => {
         for (const component of COMPONENTS) {
           const newest = newestCarrying(world.snapshots, component);
           const nudged = failed[component] ?? record.nudged.get(component);
+          if (nudged !== undefined) assertNoNewerPass(world.snapshots, component, nudged, verify);
           if (newest === undefined) {
             assert.equal(nudged, undefined, `${component}: nudged with no pass`);
             continue;
@@ -366,10 +399,11 @@ describe('validated nudges under crashes (D10, N18, N19)', () => {
             `${component}: nudged ${nudged.digest}, newest verified pass ${newest.name} has ${newestDigest}`,
           );
         }
-        // Not asserted here: that the branch carries what the record says. An attempt that reached the
-        // forge and then failed may be dropped when a newer Snapshot carrying an older build makes
-        // nothing due (see the todo in validated-decision.test.ts); the second property asserts it
-        // with a working executor.
+        // What the branch carries for each component is what the record says was nudged.
+        for (const [component, nudged] of record.nudged) {
+          if (nudged.heldBy !== undefined || failed[component] !== undefined) continue;
+          assert.equal(world.forge.branch.get(component)?.digest, nudged.digest, `${component} on the branch`);
+        }
       }),
       { numRuns: 500 },
     );
