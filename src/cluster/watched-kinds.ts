@@ -18,7 +18,6 @@ import {
   decodeNudgeConfig,
   decodePipelineRun,
   decodeReleasePlanAdmission,
-  decodeSnapshot,
 } from '../domain/cluster-objects.ts';
 import { VALIDATED_RECORD_LABEL, VALIDATED_RECORD_LABEL_VALUE } from '../domain/nudge/validated-record.ts';
 import { SNAPSHOT_TYPE_COMPONENT, SNAPSHOT_TYPE_LABEL } from '../domain/nudge/validated-snapshot.ts';
@@ -27,6 +26,7 @@ import type { ClusterSnapshot } from '../schema/snapshot.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, PAC_EVENT_TYPE_KEY } from '../domain/nudge-pipelinerun.ts';
 import type { InformerRequest } from '../runtime/shared-informers.ts';
 import { decodeBuildRun } from './build-runs.ts';
+import { decodeCachedSnapshot } from './snapshots.ts';
 import type { WatchedKind } from '../runtime/watched-kind.ts';
 import type { ClusterChangeGroup } from '../schema/changegroup.ts';
 import type { ClusterComponent } from '../schema/component.ts';
@@ -76,8 +76,8 @@ export const PUSH_BUILD_RUNS_SELECTOR: InformerRequest = {
 /** The PipelineRuns of PUSH_BUILD_RUNS_SELECTOR, cached without their Pipelines (build-runs.ts). */
 export const BUILD_RUNS_KIND: WatchedKind<PipelineRun> = { resource: PIPELINE_RUNS, decode: decodeBuildRun };
 
-/** integration-service's Snapshots, for validated nudges (docs/decisions.md D10). */
-export const SNAPSHOTS_KIND: WatchedKind<ClusterSnapshot> = { resource: SNAPSHOTS, decode: decodeSnapshot };
+/** integration-service's Snapshots, for validated nudges (docs/decisions.md D10), slimmed (snapshots.ts). */
+export const SNAPSHOTS_KIND: WatchedKind<ClusterSnapshot> = { resource: SNAPSHOTS, decode: decodeCachedSnapshot };
 
 /**
  * Only the Snapshots a build makes (`test.appstudio.openshift.io/type: component`): override and
