@@ -22,7 +22,7 @@ import { snapshotObject, testedStatus } from '../../src/sandbox/integration.ts';
 import { ScenarioError } from '../../src/sandbox/scenario/errors.ts';
 import { scenarioObjects, withoutChangeGroups } from '../../src/sandbox/scenario/objects.ts';
 import { parseScenario } from '../../src/sandbox/scenario/parse.ts';
-import { sandboxResultProblems } from '../../src/sandbox/scenario/result.ts';
+import { renderResultText, sandboxResultProblems } from '../../src/sandbox/scenario/result.ts';
 import { immediateNudges, stepVerb } from '../../src/sandbox/scenario/schema.ts';
 import {
   dueEntries,
@@ -458,5 +458,9 @@ describe('validated nudges in the result', () => {
     const result = { changeGroups: [], builds: {}, files: {}, pullRequests: [], nudges: [fired, failed] };
     assert.deepEqual(sandboxResultProblems(result), []);
     assert.notDeepEqual(sandboxResultProblems({ ...result, nudges: [{ ...fired, mode: 'later' }] }), []);
+    assert.match(
+      renderResultText(result),
+      /\nNudges dispatched by nudger: 1 pullRequest, 1 failed\n {2}Snapshot operands-2: 2 validated nudges\n {2}op-a -> bundle \(build op-a-on-push-1\): failed, forge-unavailable\n$/,
+    );
   });
 });
