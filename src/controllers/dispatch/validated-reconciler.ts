@@ -27,7 +27,9 @@ import {
 import {
   RECORD_GROUP_ANNOTATION,
   RECORD_TARGET_ANNOTATION,
+  MAX_RECORD_TEXT_BYTES,
   serializeValidatedRecord,
+  validatedRecordBytes,
   validatedRecordName,
   VALIDATED_RECORD_KEY,
   VALIDATED_RECORD_LABEL,
@@ -205,6 +207,17 @@ export class ValidatedReconciler implements Reconciler {
           }
           return { record: last, conflict: false, ...(step.wakeAt === undefined ? {} : { wakeAt: step.wakeAt }) };
         }
+        const tooLarge = this.#tooLarge(step, now);
+        if (tooLarge !== undefined) {
+          // Refused before any effect: a record that cannot be written cannot say what was fired.
+          await this.#tell(context.nudgeConfig, {
+            type: 'Warning',
+            reason: VALIDATED_REASONS.tooLarge,
+            message: `validated nudges of ${pair.target} gated by ${pair.group}: ${String(step.entries.length)} components at once need a record of ${String(tooLarge)} bytes, more than a ConfigMap holds (${String(MAX_RECORD_TEXT_BYTES)}); nothing is nudged for this pair. Split the group's entries into smaller gating groups`,
+            fact: ['validated-too-large', namespace, pair.group, pair.target, String(step.entries.length)],
+          });
+          return { record: last, conflict: false };
+        }
         object = await this.#write(context, pair, object, step.record, signal);
         if (step.kind === 'hold') {
           const holds = await this.#hold(context, pair, step.changeGroup, step.entries, signal);
@@ -240,6 +253,29 @@ export class ValidatedReconciler implements Reconciler {
       throw error;
     }
     return { ...(last === undefined ? {} : { record: last }), conflict: false };
+  }
+
+  /**
+   * The bytes of the larger of the records `step` leads to (the write-ahead one, the one after it
+   * succeeds) when that is more than a ConfigMap holds; undefined when both fit.
+   */
+  #tooLarge(step: Exclude<ValidatedStep, { kind: 'idle' }>, now: number): number | undefined {
+    const after =
+      step.kind === 'fire'
+        ? afterFire(step.record, step, { ok: true }, now, this.#o.policy ?? DEFAULT_DISPATCH_POLICY).record
+        : afterHold(
+            step.record,
+            step.entries.map((entry) => ({
+              entry,
+              heldBy: {
+                changeGroup: step.changeGroup,
+                build: entry.build,
+                ...(entry.buildUid === undefined ? {} : { buildUid: entry.buildUid }),
+              },
+            })),
+          ).record;
+    const bytes = Math.max(validatedRecordBytes(step.record), validatedRecordBytes(after));
+    return bytes > MAX_RECORD_TEXT_BYTES ? bytes : undefined;
   }
 
   /** Creates or replaces the pair's record ConfigMap, guarded by the resourceVersion read. */

@@ -85,6 +85,7 @@ export const VALIDATED_REASONS = {
   failed: 'ValidatedNudgeFailed',
   unverified: 'ValidatedDigestUnverified',
   unreadable: 'ValidatedRecordUnreadable',
+  tooLarge: 'ValidatedRecordTooLarge',
 } as const;
 
 /** `newest` is newer than what `previous` was made from: by Snapshot, then by build. */

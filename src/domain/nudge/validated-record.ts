@@ -39,6 +39,19 @@ export interface ValidatedRecord {
   readonly lastPass?: { readonly snapshot: string; readonly startTime: number; readonly at: string };
 }
 
+/**
+ * The most a record's text may take: a ConfigMap holds 1 MiB in all (data, keys and metadata), and
+ * the rest of the object needs a little. About 150 bytes a nudged component and 200 a component
+ * in a batch under way put the limit near 2,500 components in one (gating group, target) pair whose
+ * batch carries them all at once (docs/decisions.md N27).
+ */
+export const MAX_RECORD_TEXT_BYTES = 1_000_000;
+
+/** The bytes `record` takes once serialised. */
+export function validatedRecordBytes(record: ValidatedRecord): number {
+  return new TextEncoder().encode(serializeValidatedRecord(record)).length;
+}
+
 export function emptyValidatedRecord(group: string, target: string): ValidatedRecord {
   return { group, target, nudged: new Map() };
 }
