@@ -30,6 +30,9 @@ import { DISPATCH_MARKER_ANNOTATION } from '../domain/nudge/dispatch-marker.ts';
 import { nudgeBranch } from '../domain/nudge/pull-request-text.ts';
 import { validatedBranch } from '../domain/nudge/validated-text.ts';
 import {
+  parseValidatedRecord,
+  RECORD_GROUP_ANNOTATION,
+  RECORD_TARGET_ANNOTATION,
   VALIDATED_RECORD_KEY,
   VALIDATED_RECORD_LABEL,
   VALIDATED_RECORD_LABEL_VALUE,
@@ -86,6 +89,17 @@ export class SandboxDispatchError extends Error {
     this.namespace = namespace;
     this.build = build;
   }
+}
+
+/** Whether a record ConfigMap holds a batch firing or waiting for its retry; an unreadable one does not. */
+function batchUnderWay(map: KubeObject & { data?: Record<string, string> }): boolean {
+  const annotations = map.metadata?.annotations ?? {};
+  const group = annotations[RECORD_GROUP_ANNOTATION];
+  const target = annotations[RECORD_TARGET_ANNOTATION];
+  if (group === undefined || target === undefined) return false;
+  const reading = parseValidatedRecord(map.data?.[VALIDATED_RECORD_KEY], group, target);
+  const state = reading.ok ? reading.record.batch?.state : undefined;
+  return state === 'firing' || state === 'retry';
 }
 
 /** nudger's dispatcher did not act on a passing Snapshot in time, or left a record it cannot read itself. */
@@ -542,9 +556,7 @@ export class ScenarioPlayer {
       return !this.#settled(build, run?.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION]);
     });
     // A batch firing or waiting for its retry is under way (a failed or held one has ended for now).
-    const firing = records.find((map) =>
-      /"batch":\{[^}]*"state":"(firing|retry)"/.test(map.data?.[VALIDATED_RECORD_KEY] ?? ''),
-    );
+    const firing = records.find((map) => batchUnderWay(map));
     const pending =
       firing !== undefined
         ? `the validated batch of ${firing.metadata?.name ?? ''} is under way`
