@@ -154,6 +154,29 @@ describe('validated nudges in the sandbox', () => {
     );
   });
 
+  it("acts on a validated entry's pull request by its group's batch branch", async () => {
+    const namespace = 'validated-merge';
+    const document: ScenarioDocument = {
+      namespace,
+      components: [
+        { name: 'op-a', image: imageOf('op-a'), nudges: [{ to: 'bundle', mode: 'validated', gatingGroup: 'g' }] },
+        { name: 'bundle', image: imageOf('bundle') },
+      ],
+      componentGroups: [{ name: 'g', components: ['op-a'] }],
+      steps: [
+        { build: 'op-a' },
+        { snapshot: { group: 'g', passed: true } },
+        { mergeNudgePullRequest: { from: 'op-a', to: 'bundle' } },
+      ],
+    };
+    const result = checked(await playInEnvironment(env, checkScenarioDocument(document, namespace)));
+    assert.deepEqual(
+      result.pullRequests.map((pr) => [pr.branch, pr.state]),
+      [[validatedBranch('bundle', 'g'), 'merged']],
+    );
+    assert.deepEqual(pinnedDigests(result.files.bundle ?? {}, imageOf('op-a')), [result.nudges[0]?.digest]);
+  });
+
   it('names the Snapshot and the entries the dispatcher did not move in time', async () => {
     const namespace = 'validated-stalled';
     const document: ScenarioDocument = {
