@@ -3,7 +3,8 @@
 //
 // `node bench/run.ts --only <name>[,<name>…]` runs some: a name is a benchmark's (see BENCHMARKS)
 // or the part before its first `-` (`dispatch` runs dispatch-latency and dispatch-burst).
-// `--quick` makes the dispatch benchmarks smaller (10 latency samples, a 200-build burst).
+// `--quick` makes the dispatch benchmarks smaller (10 latency samples, a 200-build burst) and the
+// validated ones too (a day of 10 operands instead of 30; 10 latency samples).
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,8 @@ import { benchDispatchLatency } from './dispatch-latency.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
+import { benchValidatedLatency } from './validated-latency.ts';
+import { benchValidatedPolicies, FULL_DAY, QUICK_DAY } from './validated-policies.ts';
 import { benchValidatedStatus } from './validated-status.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 import { benchWebhook } from './webhook.ts';
@@ -207,6 +210,11 @@ const BENCHMARKS: readonly (readonly [name: string, run: () => unknown])[] = [
     () => print(benchDispatchLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 3 })),
   ],
   ['dispatch-burst', () => print(benchDispatchBurst({ namespaces: quick ? 20 : 100 }))],
+  ['validated-policies', () => print(benchValidatedPolicies(quick ? QUICK_DAY : FULL_DAY))],
+  [
+    'validated-latency',
+    () => print(benchValidatedLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 5 })),
+  ],
 ];
 
 /** A benchmark's own name picks it alone; otherwise a name picks every `<name>-…` benchmark. */
@@ -229,5 +237,8 @@ function selected(only: string | undefined): readonly (readonly [string, () => u
 
 const chosen = selected(flags.only);
 header();
-if (quick) console.log('--quick: dispatch benchmarks at a smaller size (10 latency samples, 200-build burst)');
+if (quick)
+  console.log(
+    '--quick: dispatch and validated benchmarks at a smaller size (10 latency samples, 200-build burst, 10-operand day)',
+  );
 for (const [, run] of chosen) await run();
