@@ -92,6 +92,58 @@ export interface BatchNudgeRequest {
   readonly entries: readonly BatchEntry[];
 }
 
+/** The state of a triggering pull request, as its forge reports it. */
+export type TriggerState = 'open' | 'merged' | 'closed';
+
+/**
+ * One triggering pull request of a pre-merge nudge (docs/decisions.md D11): a PR of a nudging
+ * component whose source branch is the group's.
+ */
+export interface PreMergeTrigger {
+  /** The nudging component. */
+  readonly component: string;
+  /** The PR's web page, its number and state (the forge's word, read just before the fire). */
+  readonly url: string;
+  readonly number: number;
+  readonly state: TriggerState;
+  /**
+   * What the nudge PR pins for it: the pull-request build's digest while the PR is open, its push
+   * build's once merged and built. Absent when closed unmerged: its references go back to the
+   * base's values.
+   */
+  readonly image?: {
+    readonly event: 'pull-request' | 'push';
+    readonly build: VerifiedBuild;
+    readonly buildRun: PipelineRun;
+    readonly nudging: ClusterComponent;
+    readonly fileMatch: readonly string[];
+    readonly distributionRepositories: readonly string[];
+  };
+}
+
+/**
+ * A pre-merge nudge (docs/decisions.md D11): the nudge PR of one PR group into one target, on branch
+ * preMergeBranch(group, nudged) (src/domain/nudge/pre-merge-text.ts), rebuilt from the base with
+ * every open or merged trigger's digest, as a draft until every trigger is merged and built.
+ */
+export interface PreMergeNudgeRequest {
+  /** Derived from the content (group, target, each trigger's state and digest, draft, close). */
+  readonly key: string;
+  readonly attempt: number;
+  readonly namespace: string;
+  /** The PR group: the triggering PRs' source branch up to its first `@`. */
+  readonly group: string;
+  readonly nudged: ClusterComponent;
+  readonly settings: RenovateSettings;
+  readonly settingProblems: readonly RenovateSettingProblem[];
+  /** Sorted by component, then number; at least one. */
+  readonly triggers: readonly PreMergeTrigger[];
+  /** A draft while a trigger is open, or merged without its push build yet. */
+  readonly draft: boolean;
+  /** Every trigger closed unmerged: the nudge PR is closed with this comment instead. */
+  readonly close?: { readonly comment: string };
+}
+
 /** A report an executor wants told to the user (an Event on the nudging Component), never a secret. */
 export interface ExecutorNotice {
   readonly type: 'Normal' | 'Warning';
@@ -121,6 +173,11 @@ export interface NudgeExecutor {
   fire(request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
   /** The same for a validated batch: one pull request, one commit, one build of the target. */
   fireBatch(request: BatchNudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
+  /**
+   * A pre-merge nudge: one draft PR per (PR group, target), updated in place, closed when no
+   * trigger is left. Only executors that make the PR themselves can (the `direct` one).
+   */
+  firePreMerge?(request: PreMergeNudgeRequest, signal?: AbortSignal): Promise<FireOutcome>;
 }
 
 /** The executors a manager runs, by name; the namespace's NudgeConfig annotation picks one. */

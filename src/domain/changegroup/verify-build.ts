@@ -38,6 +38,7 @@ export const BUILD_REJECTIONS = [
   'namespace-mismatch',
   'component-mismatch',
   'not-a-push-build',
+  'not-a-pull-request-build',
   'merge-queue-build',
   'not-succeeded',
   'missing-image-digest',
@@ -115,6 +116,11 @@ export function verifyNudgeBuild(
   nudge: NudgePipelineRun,
   build: unknown,
   component: NudgingComponentFacts | undefined,
+  /**
+   * The event the build must have been started by: a push, as for every nudge; `pull-request` only
+   * for a pre-merge nudge (docs/decisions.md D11), whose build is of a PR into the tracked branch.
+   */
+  event: 'push' | 'pull-request' = 'push',
 ): BuildVerification {
   const nudgeRef = `nudge PipelineRun ${nudge.namespace}/${nudge.pipelineRun.name}`;
   const nameProblem = buildNameProblem(nudge);
@@ -135,7 +141,12 @@ export function verifyNudgeBuild(
   if (run.component !== nudge.nudgingComponent) {
     return reject('component-mismatch', `${buildRef} is not labelled as a build of ${nudge.nudgingComponent}`);
   }
-  if (run.eventType !== 'push') return reject('not-a-push-build', `${buildRef} is not a push build`);
+  if (event === 'push' && run.eventType !== 'push') {
+    return reject('not-a-push-build', `${buildRef} is not a push build`);
+  }
+  if (event === 'pull-request' && run.eventType !== 'pull-request') {
+    return reject('not-a-pull-request-build', `${buildRef} is not a pull-request build`);
+  }
   if (run.targetBranch?.startsWith(MERGE_QUEUE_BRANCH_PREFIX) === true) {
     return reject('merge-queue-build', `${buildRef} built a merge-queue branch, not a pushed branch`);
   }

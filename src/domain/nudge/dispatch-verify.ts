@@ -12,6 +12,7 @@ import type { PipelineRun } from '../../schema/pipelinerun.ts';
 export function verifyDispatchBuild(
   build: PipelineRun,
   component: NudgingComponentFacts | undefined,
+  event: 'push' | 'pull-request' = 'push',
 ): BuildVerification {
   const view = pipelineRunView(build);
   const asNamedByNudge: NudgePipelineRun = {
@@ -21,5 +22,5 @@ export function verifyDispatchBuild(
     nudgedComponents: [],
     nudgingPipeline: view.name,
   };
-  return verifyNudgeBuild(asNamedByNudge, build, component);
+  return verifyNudgeBuild(asNamedByNudge, build, component, event);
 }
