@@ -24,14 +24,22 @@
 //   <commitMessageTopic> to <digest7> <suffix>" (renovateCommitSubject, N17), the message adds
 //   commitBody after a blank line; the pull request is titled like the subject, its body is
 //   Renovate's between prHeader and prFooter, and it carries the config's labels;
+// - a validated batch's config (docs/decisions.md N29) has one custom manager per component, each
+//   over the files its own fileMatch selects, and one group rule: every update goes onto the one
+//   branch `branchPrefix + additionalBranchPrefix + groupSlug` in one commit and one pull request.
+//   Renovate groups a branch's updates when they are of more than one package (one package with
+//   several references is no group): then the docker datasource's digest group settings title it
+//   "Update <groupName>" (its commitMessageExtra is ''), and the body's table has a row per
+//   package and digest change; otherwise the rule's commitMessageTopic and commitMessageExtra
+//   (default "to <digest7>") make the title;
 // - with automerge, automergeType pr (the default), platformAutomerge and no automergeSchedule,
 //   Renovate asks the forge to auto-merge the pull request it opens (what one run does, as
 //   src/domain/nudge/direct-automerge.ts sets out).
 import { compileFileMatch, pathMatches } from '../domain/digest-rewrite/index.ts';
 import { objectDecoder } from '../domain/schema-validation.ts';
-import { renovateCommitSubject } from '../domain/nudge/commit-subject.ts';
+import { digestShort, renovateCommitSubject, renovateGroupCommitSubject } from '../domain/nudge/commit-subject.ts';
 import { automergePlan } from '../domain/nudge/direct-automerge.ts';
-import { renovatePullRequestBody } from '../domain/nudge/pull-request-text.ts';
+import { renovateBodyAround, renovatePullRequestBody } from '../domain/nudge/pull-request-text.ts';
 import { RenovateNudgeConfig } from '../schema/renovate-config.ts';
 
 export class RenovateEmulationError extends Error {
@@ -77,31 +85,40 @@ function literalTemplate(value: string, field: string): string {
   return value;
 }
 
-/** The files Renovate's fileMatch selects, by path. */
-export function selectPackageFiles(config: RenovateNudgeConfig, files: readonly RepositoryText[]): RepositoryText[] {
-  const matchers = compileFileMatch(config.customManagers[0].fileMatch);
+type CustomManager = RenovateNudgeConfig['customManagers'][number];
+
+/** The files one manager's fileMatch selects, by path. */
+function managerFiles(manager: CustomManager, files: readonly RepositoryText[]): RepositoryText[] {
+  const matchers = compileFileMatch(manager.fileMatch);
   return files.filter((file) => pathMatches(file.path, matchers));
 }
 
-/** The regex manager's extraction over the selected files: every match of every matchString. */
+/** The files Renovate reads: those any manager's fileMatch selects, by path. */
+export function selectPackageFiles(config: RenovateNudgeConfig, files: readonly RepositoryText[]): RepositoryText[] {
+  const selected = new Set(config.customManagers.flatMap((manager) => managerFiles(manager, files)));
+  return files.filter((file) => selected.has(file));
+}
+
+/** The regex managers' extraction: for each manager, every match of every matchString in its files. */
 export function extractDependencies(config: RenovateNudgeConfig, files: readonly RepositoryText[]) {
-  const [manager] = config.customManagers;
-  const depName = literalTemplate(manager.depNameTemplate, 'depNameTemplate');
-  const currentValue = literalTemplate(manager.currentValueTemplate, 'currentValueTemplate');
   const dependencies: ExtractedDependency[] = [];
-  for (const file of selectPackageFiles(config, files)) {
-    for (const matchString of manager.matchStrings) {
-      for (const match of file.text.matchAll(new RegExp(matchString, 'g'))) {
-        const currentDigest = match.groups?.currentDigest;
-        if (currentDigest === undefined) continue;
-        dependencies.push({
-          path: file.path,
-          depName,
-          currentValue,
-          currentDigest,
-          replaceString: match[0],
-          index: match.index,
-        });
+  for (const manager of config.customManagers) {
+    const depName = literalTemplate(manager.depNameTemplate, 'depNameTemplate');
+    const currentValue = literalTemplate(manager.currentValueTemplate, 'currentValueTemplate');
+    for (const file of managerFiles(manager, files)) {
+      for (const matchString of manager.matchStrings) {
+        for (const match of file.text.matchAll(new RegExp(matchString, 'g'))) {
+          const currentDigest = match.groups?.currentDigest;
+          if (currentDigest === undefined) continue;
+          dependencies.push({
+            path: file.path,
+            depName,
+            currentValue,
+            currentDigest,
+            replaceString: match[0],
+            index: match.index,
+          });
+        }
       }
     }
   }
@@ -120,16 +137,18 @@ export function packageEnabled(config: RenovateNudgeConfig, depName: string): bo
   return enabled;
 }
 
-/** Renovate's slugify of a groupName, for the names nudger writes (letters, digits, `-`, spaces). */
-function groupSlug(groupName: string): string {
-  return groupName.trim().toLowerCase().replace(/\s+/g, '-');
+/** Renovate's slugify of a groupName or groupSlug, for the names nudger writes (letters, digits, `-`, `.`, spaces). */
+function groupSlug(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, '-');
 }
 
-/** The branch Renovate names for the nudge's package rule. */
+/**
+ * The branch Renovate names for the nudge's package rule: a group's topic is its slug (groupSlug
+ * when the rule gives one, else groupName's), whatever branchTopic says.
+ */
 export function renovateBranchName(config: RenovateNudgeConfig): string {
   const [, rule] = config.packageRules;
-  const topic = rule.groupName === '' ? rule.branchTopic : groupSlug(rule.groupName);
-  return `${rule.branchPrefix}${rule.additionalBranchPrefix}${topic}`;
+  return `${rule.branchPrefix}${rule.additionalBranchPrefix}${groupSlug(rule.groupSlug ?? rule.groupName)}`;
 }
 
 export interface ChangedFile {
@@ -152,7 +171,10 @@ export interface RenovateUpdate {
   readonly labels: readonly string[];
   /** Ask the forge to auto-merge the pull request. */
   readonly platformAutomerge: boolean;
+  /** The new digest of the first reference updated. */
   readonly newDigest: string;
+  /** Every package updated, by depName, with its new digest (one for a single nudge). */
+  readonly newDigests: ReadonlyMap<string, string>;
 }
 
 export interface EmulationInput {
@@ -165,16 +187,59 @@ export interface EmulationInput {
   readonly semanticCommits?: boolean;
 }
 
-/** Each dependency's replaceString with its digest replaced, at its own position. */
-function applyUpdates(file: RepositoryText, updates: readonly ExtractedDependency[], newDigest: string): string {
+interface Upgrade extends ExtractedDependency {
+  readonly newDigest: string;
+}
+
+/** Each dependency's replaceString with its digest replaced by its own new one, at its own position. */
+function applyUpdates(file: RepositoryText, updates: readonly Upgrade[]): string {
   let text = '';
   let copied = 0;
   for (const update of [...updates].sort((a, b) => a.index - b.index)) {
     if (update.index < copied) throw new RenovateEmulationError(`${file.path}: two matches overlap`);
-    text += file.text.slice(copied, update.index) + update.replaceString.split(update.currentDigest).join(newDigest);
+    text +=
+      file.text.slice(copied, update.index) + update.replaceString.split(update.currentDigest).join(update.newDigest);
     copied = update.index + update.replaceString.length;
   }
   return text + file.text.slice(copied);
+}
+
+/**
+ * Renovate's updates table for a group: a row per package and digest change (identical rows
+ * once), packages in name order.
+ */
+function groupUpdatesTable(upgrades: readonly Upgrade[]): string {
+  const rows = [...upgrades]
+    .sort((a, b) => (a.depName < b.depName ? -1 : a.depName > b.depName ? 1 : 0))
+    .map((u) => {
+      const change = `\`${digestShort(u.currentDigest, 'currentDigest')}\` -> \`${digestShort(u.newDigest)}\``;
+      return `| ${u.depName} | digest | ${change} |`;
+    });
+  return (
+    '\n\nThis PR contains the following updates:\n\n' +
+    '| Package | Update | Change |\n|---|---|---|\n' +
+    `${[...new Set(rows)].join('\n')}\n\n\n`
+  );
+}
+
+type Rule = RenovateNudgeConfig['packageRules'][1];
+
+/**
+ * The subject: a group's "Update <groupName>" when the branch updates several packages; else the
+ * rule's topic and extra (Renovate's digest extra "to <digest7>" unless the rule sets one).
+ */
+function commitSubjectOf(rule: Rule, grouped: boolean, newDigest: string, semanticCommits?: boolean): string {
+  const affixes = {
+    commitMessagePrefix: rule.commitMessagePrefix ?? '',
+    commitMessageSuffix: rule.commitMessageSuffix ?? '',
+    ...(semanticCommits === undefined ? {} : { semanticCommits }),
+  };
+  if (grouped) return renovateGroupCommitSubject({ groupName: rule.groupName, ...affixes });
+  if (rule.commitMessageExtra === undefined) {
+    return renovateCommitSubject({ nudging: rule.commitMessageTopic, newDigest, ...affixes });
+  }
+  if (rule.commitMessageExtra !== '') throw new RenovateEmulationError('commitMessageExtra: only "" is emulated');
+  return renovateGroupCommitSubject({ groupName: rule.commitMessageTopic, ...affixes });
 }
 
 /** What Renovate would push and open for this config, or undefined when nothing needs updating. */
@@ -193,9 +258,9 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
     if (!lookups.has(key)) lookups.set(key, input.lookupDigest(d.depName, d.currentValue));
     return lookups.get(key);
   };
-  const updates = dependencies.filter((d) => {
+  const updates = dependencies.flatMap((d): Upgrade[] => {
     const digest = newDigestOf(d);
-    return digest !== undefined && digest !== d.currentDigest;
+    return digest === undefined || digest === d.currentDigest ? [] : [{ ...d, newDigest: digest }];
   });
   // The table's one row names the first reference of the first file changed, as the direct
   // executor's does (extraction lists each matchString's matches in turn).
@@ -204,19 +269,20 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
     (a, b) => (fileOrder.get(a.path) ?? 0) - (fileOrder.get(b.path) ?? 0) || a.index - b.index,
   );
   if (first === undefined) return undefined;
-  const newDigest = newDigestOf(first) ?? '';
   const files: ChangedFile[] = [];
   for (const file of input.files) {
     const own = updates.filter((u) => u.path === file.path);
-    if (own.length > 0) files.push({ path: file.path, before: file.text, after: applyUpdates(file, own, newDigest) });
+    if (own.length > 0) files.push({ path: file.path, before: file.text, after: applyUpdates(file, own) });
   }
-  const commitSubject = renovateCommitSubject({
-    nudging: rule.commitMessageTopic,
-    newDigest,
-    commitMessagePrefix: rule.commitMessagePrefix ?? '',
-    commitMessageSuffix: rule.commitMessageSuffix ?? '',
-    ...(input.semanticCommits === undefined ? {} : { semanticCommits: input.semanticCommits }),
-  });
+  const newDigests = new Map(updates.map((u) => [u.depName, u.newDigest]));
+  const grouped = newDigests.size > 1;
+  const commitSubject = commitSubjectOf(rule, grouped, first.newDigest, input.semanticCommits);
+  const frame = {
+    prHeader: rule.prHeader,
+    prFooter: rule.prFooter,
+    automerge: config.automerge,
+    automergeSchedule: config.automergeSchedule ?? [],
+  };
   return {
     repository: repository.repository,
     baseBranch,
@@ -225,15 +291,14 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
     commitSubject,
     commitMessage: `${commitSubject}\n\n${rule.commitBody}`,
     prTitle: commitSubject,
-    prBody: renovatePullRequestBody({
-      prHeader: rule.prHeader,
-      prFooter: rule.prFooter,
-      repository: first.depName,
-      currentDigest: first.currentDigest,
-      newDigest,
-      automerge: config.automerge,
-      automergeSchedule: config.automergeSchedule ?? [],
-    }),
+    prBody: grouped
+      ? renovateBodyAround({ ...frame, updates: groupUpdatesTable(updates) })
+      : renovatePullRequestBody({
+          ...frame,
+          repository: first.depName,
+          currentDigest: first.currentDigest,
+          newDigest: first.newDigest,
+        }),
     labels: config.labels,
     platformAutomerge: automergePlan(
       {
@@ -246,6 +311,7 @@ export function emulateRenovate(input: EmulationInput): RenovateUpdate | undefin
       },
       { kind: config.platform, canAutoMerge: true },
     ).enable,
-    newDigest,
+    newDigest: first.newDigest,
+    newDigests,
   };
 }

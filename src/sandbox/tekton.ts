@@ -16,7 +16,8 @@
 // forge, so the `direct` and `renovate` executors can be compared on one scenario.
 //
 // Renovate resolves the tag's digest in the registry; the sandbox has no registry, so the digest
-// comes from the build PipelineRun the nudge names, verified like nudger verifies it (D3).
+// comes from the build PipelineRun the nudge names, verified like nudger verifies it (D3); a
+// validated batch's run (docs/decisions.md N29) names one build per component, each verified.
 import type { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
 import type { PullRequest } from '../adapters/forges/types.ts';
@@ -51,6 +52,7 @@ import type { RepositoryRef } from '../adapters/forges/types.ts';
 import type { BaseCheckout } from '../adapters/git/workspace.ts';
 import type { RenovateNudgeConfig } from '../schema/renovate-config.ts';
 import { emulateRenovate, readRenovateConfig } from './renovate-emulation.ts';
+import { batchRunOf } from '../domain/nudge/renovate-pipelinerun.ts';
 import { semanticCommitsDetected } from '../domain/nudge/commit-subject.ts';
 import { foreignCommits } from '../domain/nudge/direct-decision.ts';
 import { rebaseRequested } from '../domain/nudge/pull-request-text.ts';
@@ -268,6 +270,9 @@ export class TektonStandIn {
     const nudgingComponent = await this.#getComponent(namespace, nudge.nudgingComponent);
     const verified = verifyNudgeBuild(nudge, build, nudgingComponentFacts(nudgingComponent));
     if (!verified.ok) return finish('failed', nudge.nudgingComponent, [], verified.message);
+    // A validated batch's run (docs/decisions.md N29) pins every component's build: each verified.
+    const batch = await this.#batchBuilds(nudge, verified);
+    if (typeof batch === 'string') return finish('failed', nudge.nudgingComponent, [], batch);
     const buildAnnotations = build?.metadata?.annotations ?? {};
     const simpleBranch = nudgingComponent?.metadata?.annotations?.[SIMPLE_BRANCH_ANNOTATION] === 'true';
     const targets: NudgeTargetResult[] = [];
@@ -285,7 +290,7 @@ export class TektonStandIn {
         : [...configs].map(([key, text]) => {
             // `<nudged>-<i>.json`, as the executor (and integration-service) names the keys.
             const component = key.replace(/(-[0-9]+)?\.json$/, '');
-            return [component, () => this.#runConfig(component, readRenovateConfig(text, `${name} ${key}`), verified)];
+            return [component, () => this.#runConfig(component, readRenovateConfig(text, `${name} ${key}`), batch)];
           });
     for (const [target, update] of work) {
       try {
@@ -365,7 +370,11 @@ export class TektonStandIn {
    * (renovate-emulation.ts), committed on the base as the config's gitAuthor, pushed to its branch,
    * and its pull request opened or updated with the config's title, body and labels.
    */
-  async #runConfig(component: string, config: RenovateNudgeConfig, build: VerifiedBuild): Promise<NudgeTargetResult> {
+  async #runConfig(
+    component: string,
+    config: RenovateNudgeConfig,
+    builds: readonly VerifiedBuild[],
+  ): Promise<NudgeTargetResult> {
     const [target] = config.repositories;
     const [owner, ...rest] = (target?.repository ?? '').split('/');
     if (target === undefined || owner === undefined || rest.length !== 1) {
@@ -380,16 +389,16 @@ export class TektonStandIn {
     const checkout = await this.#workspaces.prepareBase(this.#forge.cloneUrl(repo), baseBranch, undefined, {
       depth: semanticAuto ? SEMANTIC_COMMIT_HISTORY : 1,
     });
-    // Only the files the manager's fileMatch selects are read, as Renovate reads them.
-    const fileMatch = compileFileMatch(config.customManagers[0].fileMatch);
+    // Only the files a manager's fileMatch selects are read, as Renovate reads them.
+    const fileMatch = compileFileMatch(config.customManagers.flatMap((manager) => manager.fileMatch));
     const files = await checkout.readFiles((path) => pathMatches(path, fileMatch));
-    const repository = imageRepository(build.imageUrl);
-    const built = { repository, tag: build.imageUrl.slice(repository.length + 1) };
+    // The registry the sandbox has not: each build's tag points to its digest.
+    const digests = new Map(builds.map((build) => [build.imageUrl, build.digest]));
     const update = emulateRenovate({
       config,
       files,
       semanticCommits: semanticAuto && semanticCommitsDetected(await checkout.recentSubjects(SEMANTIC_COMMIT_HISTORY)),
-      lookupDigest: (depName, tag) => (depName === built.repository && tag === built.tag ? build.digest : undefined),
+      lookupDigest: (depName, tag) => digests.get(`${depName}:${tag}`),
     });
     if (update === undefined) return { component, outcome: 'no-references' };
     const author = gitIdentityOf(config.gitAuthor);
@@ -492,6 +501,28 @@ export class TektonStandIn {
       () => undefined,
     );
     return ours === theirs;
+  }
+
+  /**
+   * The builds a run pins: its one build, or for a validated batch each component's (its
+   * `nudging-pipelines`), verified as nudger verifies a build (D3); the first refusal as text.
+   */
+  async #batchBuilds(nudge: NudgePipelineRun, first: VerifiedBuild): Promise<VerifiedBuild[] | string> {
+    const batch = batchRunOf(nudge.pipelineRun.annotations);
+    if (batch === undefined) return [first];
+    const builds = [first];
+    // The run announces the first component's image only; each other build is checked without it.
+    const { nudgingImage: _first, ...shared } = nudge;
+    for (const { component, build } of batch.components) {
+      if (component === nudge.nudgingComponent) continue;
+      const one = { ...shared, nudgingComponent: component, nudgingPipeline: build };
+      const run = await this.#client.get(PIPELINE_RUNS, nudge.namespace, build).catch(whenNotFound(undefined));
+      const facts = nudgingComponentFacts(await this.#getComponent(nudge.namespace, component));
+      const verified = verifyNudgeBuild(one, run, facts);
+      if (!verified.ok) return verified.message;
+      builds.push(verified);
+    }
+    return builds;
   }
 
   /** The Component, decoded as the manager's informer decodes it; one that does not decode counts as none. */

@@ -4,6 +4,10 @@
 // domain builds it (src/domain/nudge/renovate-config.ts), tests validate it, and the sandbox's
 // Tekton stand-in can decode what it executes with the same schema. No token is ever part of it:
 // Renovate gets its token from the environment (RENOVATE_TOKEN, from the PipelineRun's Secret).
+//
+// A validated batch (docs/decisions.md D10, N29) is the same config with one custom manager per
+// component of the batch and one group rule for all of them: its rule names the group's slug
+// (`groupSlug`) and the commit topic and extra instead of a branch topic.
 import Type, { type Static } from 'typebox';
 import { StringEnum } from './common.ts';
 
@@ -45,10 +49,15 @@ export const RenovateNudgeRule = Type.Object(
   {
     matchPackageNames: Type.Array(NonEmpty, { minItems: 1 }),
     groupName: NonEmpty,
+    /** A validated batch only: the slug Renovate names the group's branch with. */
+    groupSlug: Type.Optional(NonEmpty),
     branchPrefix: NonEmpty,
-    branchTopic: NonEmpty,
+    /** A single nudge only; a group's branch topic is its slug. */
+    branchTopic: Type.Optional(NonEmpty),
     additionalBranchPrefix: Type.String(),
     commitMessageTopic: NonEmpty,
+    /** A validated batch only: '' so that one component or several read "Update <groupName>". */
+    commitMessageExtra: Type.Optional(Type.String()),
     commitMessagePrefix: Type.Optional(NonEmpty),
     commitMessageSuffix: Type.Optional(NonEmpty),
     commitBody: NonEmpty,
@@ -71,7 +80,8 @@ export const RenovateNudgeConfig = Type.Object(
     repositories: Type.Array(RenovateRepository, { minItems: 1, maxItems: 1 }),
     enabledManagers: Type.Tuple([Type.Literal('custom.regex')]),
     endpoint: NonEmpty,
-    customManagers: Type.Tuple([RenovateCustomManager]),
+    /** One per nudging component: a single nudge has one, a validated batch one per component. */
+    customManagers: Type.Array(RenovateCustomManager, { minItems: 1 }),
     registryAliases: Type.Optional(Type.Record(Type.String(), NonEmpty)),
     packageRules: Type.Tuple([RenovateDisableAllRule, RenovateNudgeRule]),
     forkProcessing: Type.Literal('enabled'),

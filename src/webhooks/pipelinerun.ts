@@ -7,7 +7,7 @@ import {
   cancelPatch,
   decideNudgeHold,
   PIPELINERUN_CANCELLED,
-  REDISPATCHED_FROM_ANNOTATION,
+  isNeverHeld,
 } from '../domain/changegroup/hold-decision.ts';
 import { decodePipelineRun } from '../domain/cluster-objects.ts';
 import { nudgePipelineRunOf } from '../domain/nudge-pipelinerun.ts';
@@ -31,7 +31,7 @@ export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): Admissi
         namespace,
         nudgingComponent: nudge.nudgingComponent,
         nudgedComponents: nudge.nudgedComponents,
-        redispatched: nudge.pipelineRun.annotations[REDISPATCHED_FROM_ANNOTATION] !== undefined,
+        redispatched: isNeverHeld(nudge.pipelineRun.annotations),
       },
       changeGroups.inNamespace(namespace),
     );

@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict';
 import { Credentials } from '../../src/adapters/credentials/credentials.ts';
 import type { RenovateForgeAccessResolver } from '../../src/controllers/dispatch/renovate/forge-access.ts';
-import type { NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
+import type { BatchEntry, BatchNudgeRequest, NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { decodeComponent, decodePipelineRun } from '../../src/domain/cluster-objects.ts';
 import { scmTokenGitAuthor } from '../../src/domain/nudge/git-author.ts';
 import { NO_RENOVATE_SETTINGS } from '../../src/domain/nudge/renovate-settings.ts';
+import { validatedBatchKey } from '../../src/domain/nudge/validated-text.ts';
 
 export const NS = 'tenant';
 export const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -35,26 +36,26 @@ export function component(name: string, gitUrl: string, annotations: Record<stri
   return decoded.object;
 }
 
-export function buildRun() {
+export function buildRun(of = { component: 'operand-a', name: BUILD_NAME, imageUrl: IMAGE_URL, digest: DIGEST }) {
   const decoded = decodePipelineRun({
     apiVersion: 'tekton.dev/v1',
     kind: 'PipelineRun',
     metadata: {
-      name: BUILD_NAME,
+      name: of.name,
       namespace: NS,
       uid: 'b6f0d6a8-0000-4000-8000-000000000001',
       labels: {
-        'appstudio.openshift.io/component': 'operand-a',
+        'appstudio.openshift.io/component': of.component,
         'pipelines.appstudio.openshift.io/type': 'build',
         'pipelinesascode.tekton.dev/event-type': 'push',
       },
-      annotations: { 'build.appstudio.openshift.io/repo': LINK },
+      annotations: { 'build.appstudio.openshift.io/repo': LINK.replace('operand-a', of.component) },
     },
     status: {
       conditions: [{ type: 'Succeeded', status: 'True' }],
       results: [
-        { name: 'IMAGE_URL', value: IMAGE_URL },
-        { name: 'IMAGE_DIGEST', value: DIGEST },
+        { name: 'IMAGE_URL', value: of.imageUrl },
+        { name: 'IMAGE_DIGEST', value: of.digest },
       ],
     },
   });
@@ -82,6 +83,59 @@ export function renovateRequest(overrides: Partial<NudgeRequest> = {}): NudgeReq
     fileMatch: ['.*Dockerfile.*', '.*.yaml', '.*Containerfile.*'],
     distributionRepositories: [],
     simpleBranch: false,
+    ...overrides,
+  };
+}
+
+/** The gating group of the validated batch fixtures. */
+export const GROUP = 'operators';
+export const DIGEST_B = `sha256:${'b0b0b0b'.padEnd(64, 'b')}`;
+export const BUILD_NAME_B = 'operand-b-on-push-q9w8e';
+export const IMAGE_URL_B = `quay.io/acme/operand-b:${SHA}`;
+
+/** One validated entry: `component`'s push build, validated by Snapshot `<GROUP>-<snapshot>`. */
+export function batchEntry(
+  of: { component: string; name: string; imageUrl: string; digest: string },
+  snapshot: string,
+  overrides: Partial<BatchEntry> = {},
+): BatchEntry {
+  const repository = of.imageUrl.slice(0, of.imageUrl.lastIndexOf(':'));
+  return {
+    snapshot,
+    build: {
+      component: of.component,
+      digest: of.digest,
+      pullSpec: `${repository}@${of.digest}`,
+      imageUrl: of.imageUrl,
+      pipelineRun: of.name,
+    },
+    buildRun: buildRun(of),
+    nudging: component(of.component, `https://github.com/acme/${of.component}`),
+    fileMatch: ['.*Dockerfile.*', '.*.yaml', '.*Containerfile.*'],
+    distributionRepositories: [],
+    ...overrides,
+  };
+}
+
+/** A validated batch of operand-a and operand-b into operator-bundle, gated by GROUP. */
+export function batchRequest(overrides: Partial<BatchNudgeRequest> = {}): BatchNudgeRequest {
+  const entries = [
+    batchEntry({ component: 'operand-a', name: BUILD_NAME, imageUrl: IMAGE_URL, digest: DIGEST }, 'operators-8x2kq'),
+    batchEntry(
+      { component: 'operand-b', name: BUILD_NAME_B, imageUrl: IMAGE_URL_B, digest: DIGEST_B },
+      'operators-m4n7z',
+    ),
+  ];
+  const digests = entries.map((e) => ({ component: e.build.component, digest: e.build.digest }));
+  return {
+    key: validatedBatchKey(NS, GROUP, 'operator-bundle', digests),
+    attempt: 1,
+    namespace: NS,
+    gatingGroup: GROUP,
+    nudged: component('operator-bundle', 'https://github.com/acme/operator-bundle'),
+    settings: NO_RENOVATE_SETTINGS,
+    settingProblems: [],
+    entries,
     ...overrides,
   };
 }

@@ -18,7 +18,21 @@ import {
 import { RenovateExecutor } from '../../src/controllers/dispatch/renovate/renovate-executor.ts';
 import { readRenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
 import { FakeObjectClient, status } from '../runtime/fakes.ts';
-import { KEY, NS, TOKEN, component, fakeForgeAccess, renovateRequest } from './renovate-executor-fixtures.ts';
+import { validatedGroupName } from '../../src/domain/nudge/validated-text.ts';
+import type { RenovateNudgeConfig } from '../../src/schema/renovate-config.ts';
+import {
+  BUILD_NAME,
+  BUILD_NAME_B,
+  GROUP,
+  KEY,
+  NS,
+  SHA,
+  TOKEN,
+  batchRequest,
+  component,
+  fakeForgeAccess,
+  renovateRequest,
+} from './renovate-executor-fixtures.ts';
 
 const NAME = `renovate-pipeline-${KEY}`;
 
@@ -306,5 +320,155 @@ describe('every setting reaches the generated config', () => {
       ['', 'chore(deps):', '[skip ci]'],
     );
     assert.deepEqual(config.repositories, [{ repository: 'acme/operator-bundle', baseBranches: ['main'] }]);
+  });
+});
+
+describe('RenovateExecutor.fireBatch: a validated batch in one run (docs/decisions.md N29)', () => {
+  const batchName = () => `renovate-pipeline-${batchRequest().key}`;
+  const storedConfig = (api: ApiServer) => {
+    const data = (api.stored(CONFIG_MAPS)[0] as { data?: Record<string, string> }).data ?? {};
+    assert.deepEqual(Object.keys(data), ['operator-bundle-0.json']);
+    return JSON.parse(data['operator-bundle-0.json'] ?? '{}') as RenovateNudgeConfig;
+  };
+
+  it('one run named from the batch key, its ConfigMap and Secret; the config covers every component', async () => {
+    const api = new ApiServer();
+    const outcome = await executor(api).fireBatch(batchRequest());
+    assert.deepEqual(outcome.result, { ok: true, detail: batchName() });
+    assert.deepEqual(api.creates(), [
+      `pipelineruns/${batchName()}`,
+      `configmaps/${batchName()}`,
+      `secrets/${batchName()}`,
+    ]);
+    const config = storedConfig(api);
+    assert.deepEqual(
+      config.customManagers.map((m) => [m.depNameTemplate, m.currentValueTemplate]),
+      [
+        ['quay.io/acme/operand-a', SHA],
+        ['quay.io/acme/operand-b', SHA],
+      ],
+    );
+    const [, rule] = config.packageRules;
+    assert.deepEqual(
+      [rule.groupName, rule.groupSlug, rule.branchPrefix, rule.additionalBranchPrefix],
+      [validatedGroupName(GROUP), 'operator-bundle-validated-operators', 'konflux/component-updates/', ''],
+    );
+    assert.match(rule.prHeader, /operand-a \| `sha256:62f4ce6a+` \| `operators-8x2kq`/);
+    assert.match(rule.prHeader, /operand-b \| `sha256:b0b0b0bb+` \| `operators-m4n7z`/);
+    const annotations = api.stored(PIPELINE_RUNS)[0]?.metadata?.annotations ?? {};
+    assert.deepEqual(
+      [
+        annotations['build.appstudio.redhat.com/nudged-components'],
+        annotations['build.appstudio.redhat.com/nudging-component'],
+        annotations['nudger.konflux-ci.dev/gating-group'],
+        annotations['nudger.konflux-ci.dev/nudging-components'],
+        annotations['nudger.konflux-ci.dev/nudging-pipelines'],
+        annotations['nudger.konflux-ci.dev/validated-snapshots'],
+      ],
+      [
+        'operator-bundle',
+        'operand-a',
+        GROUP,
+        'operand-a operand-b',
+        `operand-a=${BUILD_NAME} operand-b=${BUILD_NAME_B}`,
+        'operand-a=operators-8x2kq operand-b=operators-m4n7z',
+      ],
+    );
+    assert.equal(JSON.stringify([api.stored(PIPELINE_RUNS), api.stored(CONFIG_MAPS), outcome]).includes(TOKEN), false);
+    assert.equal(JSON.stringify(api.stored(SECRETS)).includes(TOKEN), true);
+  });
+
+  it('repeated with the same key (a crash after the run): the one run completed, never a second', async () => {
+    const api = new ApiServer();
+    api.fault = (verb, ref) => (verb === 'create' && ref === SECRETS ? status(503, 'ServiceUnavailable') : undefined);
+    const first = await executor(api).fireBatch(batchRequest());
+    assert.deepEqual([failure(first.result).reason, failure(first.result).permanent], ['api-unavailable', false]);
+    api.fault = undefined;
+    const again = await executor(api).fireBatch(batchRequest({ attempt: 2 }));
+    assert.deepEqual(again.result, { ok: true, detail: batchName() });
+    assert.deepEqual((await executor(api).fireBatch(batchRequest({ attempt: 3 }))).result, again.result);
+    for (const ref of [PIPELINE_RUNS, CONFIG_MAPS, SECRETS]) assert.equal(api.stored(ref).length, 1, ref.plural);
+  });
+
+  it('one run per key: other content is another run; a run of that name for another batch is not adopted', async () => {
+    const api = new ApiServer();
+    const one = batchRequest();
+    const [a] = one.entries;
+    assert.ok(a !== undefined);
+    const other = batchRequest({ key: 'f00df00df00df00d', entries: [a] });
+    assert.equal((await executor(api).fireBatch(one)).result.ok, true);
+    assert.deepEqual((await executor(api).fireBatch(other)).result, {
+      ok: true,
+      detail: 'renovate-pipeline-f00df00df00df00d',
+    });
+    assert.equal(api.stored(PIPELINE_RUNS).length, 2);
+    // The same name for a batch of another group (or another set of builds) is someone else's.
+    const taken = await executor(api).fireBatch({ ...other, gatingGroup: 'bundles' });
+    assert.deepEqual([failure(taken.result).reason, failure(taken.result).permanent], ['name-taken', true]);
+  });
+
+  it('a later batch carries the components an earlier run of its branch pinned, so the open PR keeps them', async () => {
+    const api = new ApiServer();
+    assert.equal((await executor(api).fireBatch(batchRequest())).result.ok, true);
+    const [, b] = batchRequest().entries;
+    assert.ok(b !== undefined);
+    const newer = `sha256:${'c3'.repeat(32)}`;
+    const rebuilt = {
+      ...b,
+      snapshot: 'operators-z1y2x',
+      build: { ...b.build, digest: newer, pipelineRun: 'operand-b-on-push-r5t6y' },
+    };
+    const later = batchRequest({ key: 'c0ffeec0ffeec0ff', entries: [rebuilt] });
+    assert.deepEqual((await executor(api).fireBatch(later)).result, {
+      ok: true,
+      detail: 'renovate-pipeline-c0ffeec0ffeec0ff',
+    });
+    const run = api.stored(PIPELINE_RUNS).find((r) => r.metadata?.name === 'renovate-pipeline-c0ffeec0ffeec0ff');
+    const annotations = run?.metadata?.annotations ?? {};
+    assert.deepEqual(
+      [
+        annotations['nudger.konflux-ci.dev/nudging-components'],
+        annotations['nudger.konflux-ci.dev/validated-snapshots'],
+      ],
+      ['operand-a operand-b', 'operand-a=operators-8x2kq operand-b=operators-z1y2x'],
+    );
+    const configMap = api.stored(CONFIG_MAPS).find((c) => c.metadata?.name === 'renovate-pipeline-c0ffeec0ffeec0ff');
+    const data = (configMap as { data?: Record<string, string> } | undefined)?.data ?? {};
+    const config = JSON.parse(data['operator-bundle-0.json'] ?? '{}') as RenovateNudgeConfig;
+    assert.deepEqual(
+      config.customManagers.map((m) => [m.depNameTemplate, m.currentValueTemplate]),
+      [
+        ['quay.io/acme/operand-a', SHA],
+        ['quay.io/acme/operand-b', SHA],
+      ],
+    );
+    assert.match(config.packageRules[1].prHeader, new RegExp(`operand-b \\| \`${newer}\``));
+  });
+
+  it("nothing is carried when the earlier run's ConfigMap is gone", async () => {
+    const api = new ApiServer();
+    assert.equal((await executor(api).fireBatch(batchRequest())).result.ok, true);
+    api.objects.delete(`configmaps/${NS}/${batchName()}`);
+    const [, b] = batchRequest().entries;
+    assert.ok(b !== undefined);
+    const later = batchRequest({ key: 'c0ffeec0ffeec0ff', entries: [b] });
+    assert.equal((await executor(api).fireBatch(later)).result.ok, true);
+    const config = JSON.parse(
+      (api.stored(CONFIG_MAPS)[0] as { data?: Record<string, string> }).data?.['operator-bundle-0.json'] ?? '{}',
+    ) as RenovateNudgeConfig;
+    assert.deepEqual(
+      config.customManagers.map((m) => m.depNameTemplate),
+      ['quay.io/acme/operand-b'],
+    );
+  });
+
+  it('an entry nudger refuses fails the batch permanently, naming the field; nothing is created', async () => {
+    const api = new ApiServer();
+    const request = batchRequest();
+    const entries = request.entries.map((e, i) => (i === 1 ? { ...e, snapshot: 'Not_A_Name' } : e));
+    const { result } = await executor(api).fireBatch({ ...request, entries });
+    assert.deepEqual([failure(result).reason, failure(result).permanent], ['invalid-nudge-input', true]);
+    assert.match(failure(result).message, /components\[1\]\.snapshot/);
+    assert.deepEqual(api.creates(), []);
   });
 });

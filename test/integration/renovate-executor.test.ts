@@ -14,7 +14,7 @@ import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { ForgeResolverAccess } from '../../src/controllers/dispatch/renovate/forge-access.ts';
 import { RenovateExecutor } from '../../src/controllers/dispatch/renovate/renovate-executor.ts';
 import { RenovateNudgeConfig } from '../../src/schema/renovate-config.ts';
-import { KEY, NS, TOKEN, renovateRequest } from '../controllers/renovate-executor-fixtures.ts';
+import { KEY, NS, TOKEN, batchRequest, renovateRequest } from '../controllers/renovate-executor-fixtures.ts';
 import { UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 
 const NAME = `renovate-pipeline-${KEY}`;
@@ -112,5 +112,40 @@ describe('the renovate executor on a real API server', () => {
     const { result } = await executor.fire(request);
     assert.deepEqual(result.ok ? undefined : [result.reason, result.permanent], ['no-credentials', true]);
     await assert.rejects(client.get(PIPELINE_RUNS, NS, 'renovate-pipeline-ffffffffffffffff'));
+  });
+
+  it('a validated batch: one run named from its key, one config covering every component; a repeat changes nothing', async () => {
+    const request = batchRequest();
+    const name = `renovate-pipeline-${request.key}`;
+    assert.deepEqual((await executor.fireBatch(request)).result, { ok: true, detail: name });
+    const run = await client.get<Stored>(PIPELINE_RUNS, NS, name);
+    const annotations = run.metadata?.annotations ?? {};
+    assert.equal(annotations['nudger.konflux-ci.dev/gating-group'], 'operators');
+    assert.equal(annotations['nudger.konflux-ci.dev/nudging-components'], 'operand-a operand-b');
+    const configMap = await client.get<Stored>(CONFIG_MAPS, NS, name);
+    const secret = await client.get<Stored>(SECRETS, NS, name);
+    const owner = [
+      { apiVersion: 'tekton.dev/v1', kind: 'PipelineRun', name, uid: run.metadata?.uid, controller: false },
+    ];
+    assert.deepEqual([configMap.metadata?.ownerReferences, secret.metadata?.ownerReferences], [owner, owner]);
+    const config = JSON.parse(configMap.data?.['operator-bundle-0.json'] ?? '') as RenovateNudgeConfig;
+    assert.equal(new Ajv({ strict: false }).validate(RenovateNudgeConfig, config), true);
+    assert.deepEqual(
+      config.customManagers.map((m) => m.depNameTemplate),
+      ['quay.io/acme/operand-a', 'quay.io/acme/operand-b'],
+    );
+    assert.equal(config.packageRules[1].groupSlug, 'operator-bundle-validated-operators');
+    assert.equal(Buffer.from(secret.data?.token_0 ?? '', 'base64').toString('utf8'), TOKEN);
+    assert.equal(JSON.stringify([run, configMap]).includes(TOKEN), false);
+
+    const versions = [run, configMap, secret].map((object) => object.metadata?.resourceVersion);
+    assert.deepEqual((await executor.fireBatch({ ...request, attempt: 2 })).result, { ok: true, detail: name });
+    const again = await Promise.all(
+      [PIPELINE_RUNS, CONFIG_MAPS, SECRETS].map((ref) => client.get<Stored>(ref, NS, name)),
+    );
+    assert.deepEqual(
+      again.map((object) => object.metadata?.resourceVersion),
+      versions,
+    );
   });
 });

@@ -5,8 +5,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rewriteDigests } from '../../src/domain/digest-rewrite/index.ts';
 import { nudgePullRequestText } from '../../src/domain/nudge/pull-request-text.ts';
-import { renovateNudgeConfig, type RenovateNudgeInput } from '../../src/domain/nudge/renovate-config.ts';
+import {
+  renovateBatchConfig,
+  renovateNudgeConfig,
+  type RenovateBatchComponent,
+  type RenovateNudgeInput,
+} from '../../src/domain/nudge/renovate-config.ts';
 import { readRenovateSettings, type RenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
+import { validatedBranch, validatedGroupName } from '../../src/domain/nudge/validated-text.ts';
 import {
   RenovateEmulationError,
   emulateRenovate,
@@ -195,5 +201,107 @@ describe('the regex manager as documented', () => {
       () => readRenovateConfig(JSON.stringify({ ...config, customManagers: [] }), 'cm/x key y'),
       /cm\/x key y: not a nudge config/,
     );
+  });
+});
+
+describe('a validated batch: one group, one branch, one commit, one pull request (docs/decisions.md N29)', () => {
+  const B = 'quay.io/acme/operand-b';
+  const NEW_B = `sha256:${'b0b0b0b'.padEnd(64, 'b')}`;
+  const component = (overrides: Partial<RenovateBatchComponent>): RenovateBatchComponent => ({
+    component: 'operand-a',
+    builtRepository: BUILT,
+    builtTag: TAG,
+    newDigest: NEW,
+    distributionRepositories: [REGISTRY],
+    fileMatch: ['.*Dockerfile.*', '.*\\.yaml$'],
+    snapshot: 'operators-8x2kq',
+    repoAtShaLink: LINK,
+    ...overrides,
+  });
+  const A_ENTRY = component({});
+  const B_ENTRY = component({
+    component: 'operand-b',
+    builtRepository: B,
+    builtTag: 'v2',
+    newDigest: NEW_B,
+    distributionRepositories: [],
+    snapshot: 'operators-m4n7z',
+    repoAtShaLink: '',
+  });
+  const batch = (entries: RenovateBatchComponent[], settings = settingsOf({})) =>
+    readRenovateConfig(
+      JSON.stringify(
+        renovateBatchConfig({
+          target: GITHUB_TARGET,
+          nudged: 'operator-bundle',
+          gatingGroup: 'operators',
+          settings,
+          components: entries,
+        }),
+      ),
+      'test',
+    );
+  const files = [
+    ...FILES,
+    { path: 'bundle/manifests/b.yaml', text: `b: ${B}@${OLD}\n` },
+    { path: 'hack/b.env', text: `B=${B}@${OLD}\n` },
+  ];
+  const registry = (depName: string, tag: string) =>
+    depName === BUILT && tag === TAG ? NEW : depName === B && tag === 'v2' ? NEW_B : undefined;
+
+  it('every component updated in one commit, each reference to its own new digest, files as the direct executor rewrites them', () => {
+    const update = emulateRenovate({ config: batch([A_ENTRY, B_ENTRY]), files, lookupDigest: registry });
+    assert.ok(update !== undefined);
+    const expected = rewriteDigests(
+      files,
+      [
+        { repository: BUILT, digest: NEW },
+        { repository: REGISTRY, digest: NEW },
+        { repository: B, digest: NEW_B },
+      ],
+      A_ENTRY.fileMatch,
+    );
+    assert.deepEqual(
+      update.files.map((f) => [f.path, f.after]).sort(),
+      expected.changes.map((c) => [c.path, c.after]).sort(),
+    );
+    assert.equal(update.branch, validatedBranch('operator-bundle', 'operators'));
+    assert.deepEqual(
+      [...update.newDigests],
+      [
+        [BUILT, NEW],
+        [B, NEW_B],
+      ],
+    );
+  });
+
+  it('titled "Update <group name>" as Renovate titles a group of digest updates; the body lists every package', () => {
+    const config = batch([A_ENTRY, B_ENTRY], settingsOf({ labels: 'team-a' }));
+    const update = emulateRenovate({ config, files, lookupDigest: registry });
+    assert.ok(update !== undefined);
+    assert.equal(update.commitSubject, `Update ${validatedGroupName('operators')}`);
+    assert.equal(update.prTitle, update.commitSubject);
+    assert.equal(update.commitMessage, `${update.commitSubject}\n\n${config.packageRules[1].commitBody}`);
+    assert.ok(update.prBody.startsWith(config.packageRules[1].prHeader), update.prBody);
+    assert.match(update.prBody, /\| quay\.io\/acme\/operand-a \| digest \| `1111111` -> `62f4ce6` \|/);
+    assert.match(update.prBody, /\| quay\.io\/acme\/operand-b \| digest \| `1111111` -> `b0b0b0b` \|/);
+    assert.deepEqual(update.labels, ['konflux-nudge', 'team-a']);
+    const semantic = emulateRenovate({ config, files, lookupDigest: registry, semanticCommits: true });
+    assert.equal(semantic?.commitSubject, 'chore(deps): update validated images of operators');
+  });
+
+  it('a batch of one component is no group to Renovate, yet titled the same by its rule', () => {
+    const update = emulateRenovate({ config: batch([B_ENTRY]), files, lookupDigest: registry });
+    assert.equal(update?.commitSubject, `Update ${validatedGroupName('operators')}`);
+    assert.equal(update.branch, validatedBranch('operator-bundle', 'operators'));
+  });
+
+  it("each component's own fileMatch selects its files", () => {
+    const onlyEnv = { ...B_ENTRY, fileMatch: ['\\.env$'] };
+    const update = emulateRenovate({ config: batch([A_ENTRY, onlyEnv]), files, lookupDigest: registry });
+    const changed = new Map(update?.files.map((f) => [f.path, f.after]));
+    assert.equal(changed.get('hack/b.env'), `B=${B}@${NEW_B}\n`);
+    assert.equal(changed.has('bundle/manifests/b.yaml'), false);
+    assert.match(changed.get('Dockerfile') ?? '', new RegExp(`${BUILT}@${NEW}`));
   });
 });

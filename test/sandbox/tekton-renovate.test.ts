@@ -13,7 +13,7 @@ import { localGitRun } from '../../src/adapters/git/plumbing.ts';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, CONFIG_MAPS, NAMESPACES, PIPELINE_RUNS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import type { NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
+import type { BatchEntry, NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { RenovateExecutor } from '../../src/controllers/dispatch/renovate/renovate-executor.ts';
 import { decodeComponent, decodePipelineRun } from '../../src/domain/cluster-objects.ts';
 import { rewriteDigests } from '../../src/domain/digest-rewrite/index.ts';
@@ -21,6 +21,7 @@ import { scmTokenGitAuthor } from '../../src/domain/nudge/git-author.ts';
 import { nudgePullRequestText } from '../../src/domain/nudge/pull-request-text.ts';
 import { renovateNudgePipelineRun } from '../../src/domain/nudge/renovate-pipelinerun.ts';
 import { NO_RENOVATE_SETTINGS, readRenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
+import { validatedBatchKey, validatedBranch, validatedGroupName } from '../../src/domain/nudge/validated-text.ts';
 import { readPipelineRun } from '../../src/domain/nudge-pipelinerun.ts';
 import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
 import { KonfluxStandIn, type RecordedBuild } from '../../src/sandbox/konflux.ts';
@@ -278,6 +279,86 @@ describe('the Tekton stand-in runs the renovate executor’s nudge', () => {
     assert.equal(
       (await forge.getPullRequest(bundleRepo, pr.number)).title,
       `[nudge] Update operand-a to ${fourth.digest.slice(7, 14)}`,
+    );
+  });
+});
+
+describe('the Tekton stand-in runs a validated batch (docs/decisions.md N29)', () => {
+  it('one run, one commit with every component, one pull request on the validated branch, titled as Renovate would', async () => {
+    const operandB = await forge.createRepository('acme', 'operand-b', { Dockerfile: 'FROM scratch\n' });
+    await client.create(COMPONENTS, component('operand-b', operandB.url));
+    const catalog = await forge.createRepository('acme', 'catalog2', {
+      'manifests/csv.yaml': `a: quay.io/acme/operand-a@${OLD}\nb: quay.io/acme/operand-b@${OLD}\n`,
+    });
+    await client.create(COMPONENTS, component('catalog2', catalog.url));
+    const a = await konflux.recordBuild({ namespace: NS, component: 'operand-a' });
+    const b = await konflux.recordBuild({ namespace: NS, component: 'operand-b' });
+    const entry = async (build: RecordedBuild, snapshot: string): Promise<BatchEntry> => {
+      const run = decodePipelineRun(await client.get(PIPELINE_RUNS, NS, build.pipelineRun));
+      const nudging = decodeComponent(await client.get(COMPONENTS, NS, build.component));
+      assert.ok(run.ok && nudging.ok);
+      return {
+        snapshot,
+        build: {
+          component: build.component,
+          digest: build.digest,
+          pullSpec: `quay.io/acme/${build.component}@${build.digest}`,
+          imageUrl: build.imageUrl,
+          pipelineRun: build.pipelineRun,
+        },
+        buildRun: run.object,
+        nudging: nudging.object,
+        fileMatch: ['.*\\.yaml'],
+        distributionRepositories: [],
+      };
+    };
+    const nudged = decodeComponent(await client.get(COMPONENTS, NS, 'catalog2'));
+    assert.ok(nudged.ok);
+    const entries = [await entry(a, 'operators-1'), await entry(b, 'operators-2')];
+    const digests = entries.map((e) => ({ component: e.build.component, digest: e.build.digest }));
+    const key = validatedBatchKey(NS, 'operators', 'catalog2', digests);
+    const request = {
+      key,
+      attempt: 1,
+      namespace: NS,
+      gatingGroup: 'operators',
+      nudged: nudged.object,
+      settings: NO_RENOVATE_SETTINGS,
+      settingProblems: [],
+      entries,
+    };
+    assert.deepEqual((await executor.fireBatch(request)).result, { ok: true, detail: `renovate-pipeline-${key}` });
+    const [executed] = await tekton.poll();
+    assert.equal(executed?.outcome, 'executed', executed?.message);
+    const branch = validatedBranch('catalog2', 'operators');
+    const prs = await forge.listPullRequests(catalog);
+    assert.deepEqual(
+      prs.map((pr) => [pr.headBranch, pr.title]),
+      [[branch, `Update ${validatedGroupName('operators')}`]],
+    );
+    assert.equal(
+      await fileOnBranch(catalog, branch, 'manifests/csv.yaml'),
+      `a: quay.io/acme/operand-a@${a.digest}\nb: quay.io/acme/operand-b@${b.digest}\n`,
+    );
+    const log = await localGitRun(forge.gitDirectory(catalog))('log', [
+      'log',
+      '--format=%s',
+      `main..refs/heads/${branch}`,
+    ]);
+    assert.equal(log.trim(), `Update ${validatedGroupName('operators')}`, 'one commit');
+    assert.match(await commitMessage(catalog, branch), /- operand-b: sha256:[0-9a-f]{64} \(Snapshot operators-2\)/);
+
+    // A later pass brings only operand-b's new digest: the open pull request keeps operand-a's.
+    const b2 = await konflux.recordBuild({ namespace: NS, component: 'operand-b' });
+    const later = [await entry(b2, 'operators-3')];
+    const laterKey = validatedBatchKey(NS, 'operators', 'catalog2', [{ component: 'operand-b', digest: b2.digest }]);
+    assert.equal((await executor.fireBatch({ ...request, key: laterKey, entries: later })).result.ok, true);
+    const [again] = await tekton.poll();
+    assert.equal(again?.outcome, 'executed', again?.message);
+    assert.equal((await forge.listPullRequests(catalog)).length, 1);
+    assert.equal(
+      await fileOnBranch(catalog, branch, 'manifests/csv.yaml'),
+      `a: quay.io/acme/operand-a@${a.digest}\nb: quay.io/acme/operand-b@${b2.digest}\n`,
     );
   });
 });

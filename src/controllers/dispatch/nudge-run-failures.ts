@@ -49,7 +49,7 @@ export class NudgeRunFailureReconciler implements Reconciler {
     const failure = nudgeRunFailure(run);
     if (failure === undefined) return undefined;
     // The Event is the effect here, not a notice beside one: an API failure is retried (rejects).
-    const told = await this.#once.tell(this.#component(failure.namespace, failure.nudging), failure.fact, {
+    const told = await this.#once.tell(this.#component(failure.namespace, failure.component), failure.fact, {
       type: 'Warning',
       reason: DISPATCH_EVENT_REASONS.nudgeFailed,
       message: failure.message,
@@ -59,7 +59,7 @@ export class NudgeRunFailureReconciler implements Reconciler {
     return undefined;
   }
 
-  /** The nudging Component from the cache, else a reference the API server accepts. */
+  /** The Component from the cache, else a reference the API server accepts. */
   #component(namespace: string, name: string): KubeObject {
     return (
       this.#o.components.get(namespace, name) ?? {

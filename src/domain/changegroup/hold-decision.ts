@@ -65,6 +65,20 @@ export const REDISPATCH_DEFERRED_ANNOTATION = 'nudger.konflux-ci.dev/redispatch-
 /** On what nudger runs to hand a held run's targets back (an executor's run, a copy): that run. */
 export const REDISPATCHED_FROM_ANNOTATION = 'nudger.konflux-ci.dev/redispatched-from';
 /**
+ * On the nudge PipelineRun of a validated batch (docs/decisions.md D10, N29): its gating group. The
+ * validated controller asked D2 for every entry before it fired the batch, and a ChangeGroup could
+ * only collect one build of the several the run carries, so such a run is never held either.
+ */
+export const VALIDATED_GATING_GROUP_ANNOTATION = 'nudger.konflux-ci.dev/gating-group';
+
+/** Whether a nudge PipelineRun is one no ChangeGroup holds: a hand-back, or a validated batch. */
+export function isNeverHeld(annotations: Readonly<Record<string, string>>): boolean {
+  return (
+    annotations[REDISPATCHED_FROM_ANNOTATION] !== undefined ||
+    annotations[VALIDATED_GATING_GROUP_ANNOTATION] !== undefined
+  );
+}
+/**
  * Set on a held nudge PipelineRun once nudger has handed its targets back to ordinary nudging
  * (space-separated `target=changegroup` pairs), so that the ChangeGroup stops offering it.
  */

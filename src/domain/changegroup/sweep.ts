@@ -4,12 +4,7 @@
 // which is worse than the duplicate pull request the hold was meant to avoid.
 import { nudgePipelineRunOf } from '../nudge-pipelinerun.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
-import {
-  decideNudgeHold,
-  REDISPATCHED_FROM_ANNOTATION,
-  type ChangeGroupView,
-  type HoldDecision,
-} from './hold-decision.ts';
+import { decideNudgeHold, isNeverHeld, type ChangeGroupView, type HoldDecision } from './hold-decision.ts';
 import { isRecord } from '../records.ts';
 
 export type SweepSkipReason = 'not-a-nudge' | 'already-stopped' | 'started' | 'not-held';
@@ -55,7 +50,7 @@ export function decideSweep(pipelineRun: PipelineRun, changeGroups: readonly Cha
       namespace: nudge.namespace,
       nudgingComponent: nudge.nudgingComponent,
       nudgedComponents: nudge.nudgedComponents,
-      redispatched: nudge.pipelineRun.annotations[REDISPATCHED_FROM_ANNOTATION] !== undefined,
+      redispatched: isNeverHeld(nudge.pipelineRun.annotations),
     },
     changeGroups,
   );

@@ -17,7 +17,7 @@ import {
 } from '../nudge-pipelinerun.ts';
 import { redactSecretShapes } from '../secret-shapes.ts';
 import { DISPATCHED_FROM_ANNOTATION } from './dispatch-held-record.ts';
-import { RENOVATE_PIPELINERUN_PREFIX } from './renovate-pipelinerun.ts';
+import { RENOVATE_PIPELINERUN_PREFIX, batchRunOf, type BatchRunReading } from './renovate-pipelinerun.ts';
 
 /**
  * Written on the run once its failure was told: the Event that tells it expires (the API server's
@@ -49,8 +49,12 @@ const MAX_DETAIL_CHARS = 600;
 
 export interface NudgeRunFailure {
   readonly namespace: string;
-  /** The nudging Component: the Event is on it. */
-  readonly nudging: string;
+  /**
+   * The Component the Event is on: the nudging one, as build-service tells a failed nudge; for a
+   * validated batch (docs/decisions.md N29) its target, the one Component the whole batch is about,
+   * so that a batch is told once and not once per component.
+   */
+  readonly component: string;
   /** Told once per run (src/controllers/dispatch/once-events.ts). */
   readonly fact: readonly string[];
   /** Tekton's reason as a metric label: CamelCase, `Unknown` when there is none, else `Other`. */
@@ -92,19 +96,47 @@ export function nudgeRunFailure(run: PipelineRun): NudgeRunFailure | undefined {
   if (view.specStatus !== '' && view.specStatus !== 'PipelineRunPending') return undefined;
   const reason = view.succeeded.reason ?? '';
   if (STOPPED_REASONS.has(reason)) return undefined;
+  const shownReason = reason === '' ? 'Unknown' : reason;
+  const ended = `PipelineRun ${view.name} ended ${redactSecretShapes(shownReason)}: ${conditionMessage(run)}`;
+  const told = {
+    namespace: view.namespace,
+    fact: ['nudge-run-failed', view.namespace, view.uid ?? view.name],
+    metricReason: reason === '' ? 'Unknown' : METRIC_REASON.test(reason) ? reason : 'Other',
+  };
+  const batch = batchRunOf(view.annotations);
+  if (batch !== undefined) {
+    const target = view.annotations[NUDGED_COMPONENTS_ANNOTATION]?.trim() ?? '';
+    if (target === '') return undefined;
+    return { ...told, component: target, message: batchFailureMessage(target, batch, ended) };
+  }
   const nudging = view.annotations[NUDGING_COMPONENT_ANNOTATION] ?? '';
   if (nudging === '') return undefined;
   const targets = view.annotations[NUDGED_COMPONENTS_ANNOTATION] ?? 'its target';
   const build = view.annotations[NUDGING_PIPELINE_ANNOTATION] ?? 'unknown';
-  const shownReason = reason === '' ? 'Unknown' : reason;
   return {
-    namespace: view.namespace,
-    nudging,
-    fact: ['nudge-run-failed', view.namespace, view.uid ?? view.name],
-    metricReason: reason === '' ? 'Unknown' : METRIC_REASON.test(reason) ? reason : 'Other',
+    ...told,
+    component: nudging,
     message:
-      `nudge of ${targets} from build ${build} failed in its Renovate run: PipelineRun ${view.name} ended ` +
-      `${redactSecretShapes(shownReason)}: ${conditionMessage(run)}. nudger does not run it again; the next ` +
-      `build of ${nudging} nudges ${targets} anew`,
+      `nudge of ${targets} from build ${build} failed in its Renovate run: ${ended}. nudger does not run it ` +
+      `again; the next build of ${nudging} nudges ${targets} anew`,
   };
+}
+
+/**
+ * A validated batch names every component with its build and Snapshot. The run is not run again
+ * and the validated record says these digests were nudged: each component's next validated digest
+ * nudges the target anew.
+ */
+function batchFailureMessage(target: string, batch: BatchRunReading, ended: string): string {
+  const components = batch.components
+    .map(
+      (c) =>
+        `${c.component} (build ${c.build === '' ? 'unknown' : c.build}, Snapshot ${c.snapshot === '' ? 'unknown' : c.snapshot})`,
+    )
+    .join(', ');
+  return (
+    `validated nudge of ${target} from ${components === '' ? 'its components' : components}, gated by ` +
+    `${batch.gatingGroup}, failed in its Renovate run: ${ended}. nudger does not run it again; the next ` +
+    `validated digest of each of these components nudges ${target} anew`
+  );
 }

@@ -11,10 +11,13 @@
 //   `token_0`), not random.
 // - No RENOVATE_HOST_RULES: nudger passes no registry password, so Renovate looks the tag up
 //   anonymously (public repositories only).
+// - A validated batch (D10, N29) is one such run for every component of the batch: named from the
+//   batch key, build-service's annotations describing its first component, nudger's naming them all.
 // The token is an input of the Secret builder only: nothing else here can carry it.
 import { fingerprint } from '../changegroup/fingerprint.ts';
-import { REDISPATCHED_FROM_ANNOTATION } from '../changegroup/hold-decision.ts';
+import { REDISPATCHED_FROM_ANNOTATION, VALIDATED_GATING_GROUP_ANNOTATION } from '../changegroup/hold-decision.ts';
 import { isDns1123Label } from '../labels.ts';
+import { dns1123SubdomainProblem } from '../../schema/names.ts';
 import {
   NUDGED_COMPONENTS_ANNOTATION,
   NUDGE_TYPE_LABEL,
@@ -25,6 +28,8 @@ import {
   NUDGING_PIPELINE_ANNOTATION,
 } from '../nudge-pipelinerun.ts';
 import type { RenovateNudgeConfig } from '../../schema/renovate-config.ts';
+import { DIGEST_PATTERN } from '../digest-rewrite/index.ts';
+import type { RenovateBatchComponent } from './renovate-config.ts';
 import { NudgeInputError } from './errors.ts';
 
 /** build-service's default RENOVATE_IMAGE (konflux-upstream §2). */
@@ -285,4 +290,184 @@ export function renovateNudgeTokenSecret(namespace: string, owner: OwnerIdentity
 export function renovateTokensSecret(metadata: ObjectMeta, tokens: Readonly<Record<string, string>>): SecretManifest {
   if (Object.values(tokens).some((token) => token === '')) throw new NudgeInputError('token', 'is empty');
   return { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData: { ...tokens } };
+}
+
+export { VALIDATED_GATING_GROUP_ANNOTATION };
+/** On a validated batch's run: every nudging component, space-separated like nudged-components. */
+export const NUDGING_COMPONENTS_ANNOTATION = 'nudger.konflux-ci.dev/nudging-components';
+/** `<component>=<build PipelineRun>` per component: the builds whose images the batch pins. */
+export const NUDGING_PIPELINES_ANNOTATION = 'nudger.konflux-ci.dev/nudging-pipelines';
+/** `<component>=<Snapshot>` per component: the Snapshot that validated its digest. */
+export const VALIDATED_SNAPSHOTS_ANNOTATION = 'nudger.konflux-ci.dev/validated-snapshots';
+/** `<component>=<digest>` per component: the digest the batch pins. */
+export const VALIDATED_DIGESTS_ANNOTATION = 'nudger.konflux-ci.dev/validated-digests';
+
+/** One component of a validated batch as its run names it. */
+export interface BatchRunEntry {
+  readonly component: string;
+  /** Its build PipelineRun. */
+  readonly buildPipelineRun: string;
+  /** The build's IMAGE_URL (`<repository>:<tag>`). */
+  readonly imageUrl: string;
+  /** The build's repo-at-sha link ('' when it has none). */
+  readonly repoAtShaLink: string;
+  readonly snapshot: string;
+  /** The validated digest. */
+  readonly digest: string;
+}
+
+export interface RenovateBatchRunInput {
+  readonly namespace: string;
+  /** validatedBatchKey of the batch. */
+  readonly key: string;
+  readonly nudged: string;
+  readonly gatingGroup: string;
+  /** Sorted by component; at least one. */
+  readonly entries: readonly BatchRunEntry[];
+  /** The first component's service account (buildPipelineServiceAccount), or the fallback. */
+  readonly serviceAccountName: string;
+  readonly renovateImage?: string;
+}
+
+const pairs = (entries: readonly BatchRunEntry[], value: (e: BatchRunEntry) => string) =>
+  entries.map((e) => `${e.component}=${value(e)}`).join(' ');
+
+/**
+ * The nudge PipelineRun of a validated batch: the single run's shape and its one config
+ * (`<nudged>-0.json`, which covers every component), named `renovate-pipeline-<batch key>` so that
+ * a fire repeated after a crash finds it. build-service's annotations name the first component,
+ * its build, image and commit (readers of them expect one each); nudger's name every component,
+ * its build and its Snapshot, and the gating group, which also keeps ChangeGroups from holding it.
+ */
+export function renovateBatchPipelineRun(input: RenovateBatchRunInput): RenovatePipelineRunManifest {
+  const [first] = input.entries;
+  if (first === undefined) throw new NudgeInputError('entries', 'is empty');
+  if (dns1123SubdomainProblem(input.gatingGroup) !== undefined) {
+    throw new NudgeInputError('gatingGroup', 'is not a ComponentGroup name (DNS-1123 subdomain)');
+  }
+  input.entries.forEach((entry, i) => {
+    const field = `entries[${String(i)}]`;
+    if (!isDns1123Label(entry.component)) throw new NudgeInputError(`${field}.component`, 'is not a component name');
+    for (const [name, value] of [
+      ['buildPipelineRun', entry.buildPipelineRun],
+      ['snapshot', entry.snapshot],
+    ] as const) {
+      if (dns1123SubdomainProblem(value) !== undefined) {
+        throw new NudgeInputError(`${field}.${name}`, 'is not an object name (DNS-1123 subdomain)');
+      }
+    }
+    if (!DIGEST_PATTERN.test(entry.digest)) throw new NudgeInputError(`${field}.digest`, 'is not sha256:<64 hex>');
+  });
+  const run = renovateNudgePipelineRun({
+    namespace: input.namespace,
+    key: input.key,
+    nudging: first.component,
+    nudged: input.nudged,
+    buildPipelineRun: first.buildPipelineRun,
+    imageUrl: first.imageUrl,
+    repoAtShaLink: first.repoAtShaLink,
+    serviceAccountName: input.serviceAccountName,
+    ...(input.renovateImage === undefined ? {} : { renovateImage: input.renovateImage }),
+  });
+  return {
+    ...run,
+    metadata: {
+      ...run.metadata,
+      annotations: {
+        ...run.metadata.annotations,
+        [VALIDATED_GATING_GROUP_ANNOTATION]: input.gatingGroup,
+        [NUDGING_COMPONENTS_ANNOTATION]: input.entries.map((e) => e.component).join(' '),
+        [NUDGING_PIPELINES_ANNOTATION]: pairs(input.entries, (e) => e.buildPipelineRun),
+        [VALIDATED_SNAPSHOTS_ANNOTATION]: pairs(input.entries, (e) => e.snapshot),
+        [VALIDATED_DIGESTS_ANNOTATION]: pairs(input.entries, (e) => e.digest),
+      },
+    },
+  };
+}
+
+/** What a validated batch's run says it is, read back from its annotations. */
+export interface BatchRunReading {
+  readonly gatingGroup: string;
+  /** In the run's order, each with its build, Snapshot and digest ('' when the annotation lacks it). */
+  readonly components: readonly BatchRunComponent[];
+}
+
+export interface BatchRunComponent {
+  readonly component: string;
+  readonly build: string;
+  readonly snapshot: string;
+  readonly digest: string;
+}
+
+function pairMap(value: string | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const pair of (value ?? '').split(/\s+/)) {
+    const equals = pair.indexOf('=');
+    if (equals > 0) map.set(pair.slice(0, equals), pair.slice(equals + 1));
+  }
+  return map;
+}
+
+/** The batch a nudge run carries, or undefined for a run that is not a validated batch's. */
+export function batchRunOf(annotations: Readonly<Record<string, string>>): BatchRunReading | undefined {
+  const gatingGroup = annotations[VALIDATED_GATING_GROUP_ANNOTATION];
+  if (gatingGroup === undefined) return undefined;
+  const builds = pairMap(annotations[NUDGING_PIPELINES_ANNOTATION]);
+  const snapshots = pairMap(annotations[VALIDATED_SNAPSHOTS_ANNOTATION]);
+  const digests = pairMap(annotations[VALIDATED_DIGESTS_ANNOTATION]);
+  const names = (annotations[NUDGING_COMPONENTS_ANNOTATION] ?? '').split(/\s+/).filter((n) => n !== '');
+  return {
+    gatingGroup,
+    components: names.map((component) => ({
+      component,
+      build: builds.get(component) ?? '',
+      snapshot: snapshots.get(component) ?? '',
+      digest: digests.get(component) ?? '',
+    })),
+  };
+}
+
+/** A component an earlier run of the batch's branch pinned, carried into the next run's config. */
+export interface CarriedComponent extends RenovateBatchComponent {
+  readonly buildPipelineRun: string;
+  readonly imageUrl: string;
+}
+
+/**
+ * What the newest earlier run of the same (gating group, target) pinned that the new batch does
+ * not bring again (docs/decisions.md N29). The controller sends only the digests that changed, but
+ * Renovate rebuilds the branch from the base with the updates of its config alone: without these,
+ * the next run would take an earlier component back out of the still open pull request. Each is
+ * read from that run's annotations and its config's custom manager of the same position; the
+ * registry lookup of its tag gives its digest again, and none is pinned a second time once the
+ * base has it. Anything unreadable is left out, never guessed.
+ */
+export function carriedBatchComponents(
+  previous: { readonly annotations: Readonly<Record<string, string>>; readonly config: RenovateNudgeConfig },
+  current: ReadonlySet<string>,
+): CarriedComponent[] {
+  const batch = batchRunOf(previous.annotations);
+  const managers = previous.config.customManagers;
+  if (batch?.components.length !== managers.length) return [];
+  const aliases = Object.entries(previous.config.registryAliases ?? {});
+  return batch.components.flatMap((c, i): CarriedComponent[] => {
+    const manager = managers[i];
+    if (manager === undefined || current.has(c.component) || !isDns1123Label(c.component)) return [];
+    if (c.build === '' || c.snapshot === '' || !DIGEST_PATTERN.test(c.digest)) return [];
+    const built = manager.depNameTemplate;
+    return [
+      {
+        component: c.component,
+        builtRepository: built,
+        builtTag: manager.currentValueTemplate,
+        newDigest: c.digest,
+        distributionRepositories: aliases.filter(([, to]) => to === built).map(([from]) => from),
+        fileMatch: manager.fileMatch,
+        snapshot: c.snapshot,
+        repoAtShaLink: '',
+        buildPipelineRun: c.build,
+        imageUrl: `${built}:${manager.currentValueTemplate}`,
+      },
+    ];
+  });
 }

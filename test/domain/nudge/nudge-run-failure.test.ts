@@ -30,7 +30,7 @@ describe('nudgeRunFailure', () => {
     const failure = nudgeRunFailure(failed('Tasks Completed: 1 (Failed: 1, Cancelled 0), Skipped: 0'));
     assert.ok(failure !== undefined);
     assert.equal(failure.namespace, 'tenant');
-    assert.equal(failure.nudging, 'operator');
+    assert.equal(failure.component, 'operator');
     assert.equal(failure.metricReason, 'Failed');
     assert.deepEqual(failure.fact, ['nudge-run-failed', 'tenant', 'run-uid-1']);
     assert.equal(

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { rewriteDigests, type RepositoryFile } from '../../../src/domain/digest-rewrite/index.ts';
-import { NudgeInputError } from '../../../src/domain/nudge/errors.ts';
 import { githubAppGitAuthor } from '../../../src/domain/nudge/git-author.ts';
 import {
   nudgeMatchString,
@@ -13,6 +12,7 @@ import {
 } from '../../../src/domain/nudge/renovate-config.ts';
 import { NO_RENOVATE_SETTINGS, readRenovateSettings } from '../../../src/domain/nudge/renovate-settings.ts';
 import { RenovateNudgeConfig } from '../../../src/schema/renovate-config.ts';
+import { throwsField } from './renovate-fixtures.ts';
 
 const hex = (c: string) => c.repeat(64);
 const OLD = `sha256:${hex('1')}`;
@@ -45,10 +45,6 @@ const input = (overrides: Partial<RenovateNudgeInput> = {}): RenovateNudgeInput 
   fileMatch: ['.*Dockerfile.*', '.*.yaml', '.*Containerfile.*'],
   ...overrides,
 });
-
-function throwsField(fn: () => unknown, field: string): void {
-  assert.throws(fn, (error: unknown) => error instanceof NudgeInputError && error.field === field);
-}
 
 describe('renovateNudgeConfig: build-service generateRenovateConfigForNudge, konflux-upstream §3', () => {
   it('every field, in build-service order, for default settings', () => {
@@ -224,7 +220,7 @@ describe('matchStrings: quoted, anchored, RE2-safe (N16)', () => {
   });
 
   it('uses only syntax RE2 compiles: no lookaround, no backreference', () => {
-    for (const matchString of renovateNudgeConfig(input()).customManagers[0].matchStrings) {
+    for (const matchString of renovateNudgeConfig(input()).customManagers[0]?.matchStrings ?? []) {
       assert.equal(/\(\?<?[=!]|\\[1-9]/.test(matchString), false, matchString);
       assert.equal((matchString.match(/\(\?<[A-Za-z]/g) ?? []).length, 1, 'one named group, currentDigest');
       assert.doesNotThrow(() => new RegExp(matchString, 'g'));
@@ -355,6 +351,7 @@ ${BUILT}@${OLD}`;
 describe('the two executors rewrite the same references (N16)', () => {
   const config = renovateNudgeConfig(input({ fileMatch: ['.*Dockerfile.*', '.*\\.yaml$', '.*\\.env$'] }));
   const [manager] = config.customManagers;
+  if (manager === undefined) throw new Error('the config has no custom manager');
   const repositories = [BUILT, PROD, REGISTRY];
   const files: RepositoryFile[] = [
     { path: 'bundle/manifests/operator.clusterserviceversion.yaml', text: CSV },
