@@ -18,7 +18,7 @@ export interface InformerRequest {
   readonly labelSelector?: string;
   /**
    * The caller runs the informer itself, and `run` leaves it out: for a resource whose CRD may be
-   * missing, which the caller probes first (ReleasePlanAdmissions, src/controllers/changegroup).
+   * missing, which the caller probes first (optional-kind.ts: ReleasePlanAdmissions, Snapshots).
    */
   readonly runByCaller?: boolean;
 }

@@ -11,22 +11,9 @@ import { RELEASE_PLAN_ADMISSIONS } from '../../src/adapters/kubernetes/resources
 import type { KubeObject, KubeStatus, ListPage, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import { ReleasePlanAdmissionCache } from '../../src/controllers/changegroup/release-plan-admissions.ts';
 import { ManualClock } from '../../src/runtime/clock.ts';
-import { silentLogger, type RuntimeLogger } from '../../src/runtime/runtime-log.ts';
+import { silentLogger } from '../../src/runtime/runtime-log.ts';
 import { SharedInformers } from '../../src/runtime/shared-informers.ts';
-import { FakeObjectClient, status, waitFor } from '../runtime/fakes.ts';
-
-interface Line {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-function recordingLogger(lines: Line[]): RuntimeLogger {
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => {
-    lines.push({ level, fields, message });
-  };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
+import { FakeObjectClient, recordingLogger, status, waitFor, type LogLine } from '../runtime/fakes.ts';
 
 /** Answers every list of RPAs with `code`; the informer is never started in these tests. */
 class RefusingClient extends FakeObjectClient {
@@ -61,7 +48,7 @@ describe('ReleasePlanAdmissionCache without release-service', () => {
   ] as const) {
     it(`on ${String(code)}: settles at once, warns once, keeps probing at the interval, and stops on abort`, async () => {
       const clock = new ManualClock();
-      const lines: Line[] = [];
+      const lines: LogLine[] = [];
       const client = refusingClient(code, reason);
       const cache = new ReleasePlanAdmissionCache({
         client,
@@ -94,7 +81,7 @@ describe('ReleasePlanAdmissionCache without release-service', () => {
 
   it('retries a transient failure sooner than the probe interval, without a warning', async () => {
     const clock = new ManualClock();
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     const client = refusingClient(503, 'ServiceUnavailable');
     const cache = new ReleasePlanAdmissionCache({
       client,

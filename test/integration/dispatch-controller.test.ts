@@ -25,6 +25,7 @@ import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decis
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
+import { captureLog, type CapturedLog } from '../support/secret-leaks.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
@@ -91,8 +92,16 @@ function dispatchSettings(): DispatchControllerOptions {
   };
 }
 
-const startManager = (): Promise<TestManager> =>
-  startTestManager(plane.kubeConfig, { overrides: { dispatch: dispatchSettings() } });
+const startManager = (log?: CapturedLog): Promise<TestManager> =>
+  startTestManager(plane.kubeConfig, {
+    overrides: { dispatch: dispatchSettings() },
+    ...(log === undefined ? {} : { logDestination: log.destination }),
+  });
+
+/** The first manager's warnings: this control plane has no Snapshot CRD (integration-service's). */
+const firstLog = captureLog();
+const logged = (): { msg?: string; resource?: string; reason?: string }[] =>
+  firstLog.lines.map((line) => JSON.parse(line) as { msg?: string; resource?: string; reason?: string });
 
 async function namespace(name: string, withNudgeConfig: boolean, legacyRefs: readonly string[] = []): Promise<void> {
   await client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -176,7 +185,7 @@ before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, UPSTREAM_CRDS.pipelineRuns, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
   boundary = new Boundary();
-  manager = await startManager();
+  manager = await startManager(firstLog);
 });
 
 after(async () => {
@@ -195,6 +204,24 @@ describe('the dispatcher in the manager', () => {
     assert.ok(first !== undefined);
     assert.equal(nameOf(first.nudged), 'b');
     assert.equal(first.build.digest, DIGEST('1'));
+  });
+
+  it('without the Snapshot CRD: validated nudges wait, told once; no Snapshot list/watch retried in the log', async () => {
+    // The nudge above fired; the dispatcher probed Snapshots when it started (docs/decisions.md N22).
+    const told = await eventually('the one Snapshot warning', () => {
+      const lines = logged().filter((line) => line.msg?.startsWith('Snapshots cannot be listed') === true);
+      return lines.length > 0 ? lines : undefined;
+    });
+    assert.equal(told.length, 1);
+    assert.match(told[0]?.reason ?? '', /the Snapshot CRD is not installed/);
+    const retried = logged().filter(
+      (line) => line.msg === 'list/watch failed; retrying' && line.resource?.startsWith('snapshots') === true,
+    );
+    assert.deepEqual(retried, []);
+    assert.deepEqual(
+      logged().filter((line) => line.msg?.includes('not running: a cache did not sync') === true),
+      [],
+    );
   });
 
   it('a failed build fires nothing; a namespace without a NudgeConfig is left alone', async () => {

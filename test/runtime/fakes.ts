@@ -9,6 +9,7 @@ import type {
 } from '../../src/adapters/kubernetes/client.ts';
 import { errorFromResponse, errorFromStatus, type RequestTarget } from '../../src/adapters/kubernetes/errors.ts';
 import { CONFIG_MAPS } from '../../src/adapters/kubernetes/resources.ts';
+import type { RuntimeLogger } from '../../src/runtime/runtime-log.ts';
 import type { WatchedKind } from '../../src/runtime/watched-kind.ts';
 import type {
   KubeObject,
@@ -43,6 +44,20 @@ export async function running<R>(
     stop.abort();
     await run;
   }
+}
+
+export interface LogLine {
+  readonly level: string;
+  readonly fields: Record<string, unknown>;
+  readonly message: string;
+}
+
+/** A logger that appends every line to `lines`. */
+export function recordingLogger(lines: LogLine[]): RuntimeLogger {
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => {
+    lines.push({ level, fields, message });
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 export function status(code: number, reason: string, message = reason): KubeStatus {

@@ -32,6 +32,7 @@ import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/d
 import { recordBuildKey } from '../../domain/nudge/dispatch-release.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
 import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
+import { OptionalKindCache } from '../../runtime/optional-kind.ts';
 import { objectKeyOf, type ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
@@ -116,7 +117,7 @@ function buildSucceededChanged(previous: PipelineRun, current: PipelineRun): boo
 export const dispatchController: ControllerModule<ControllerSettings> = {
   name: 'dispatch',
   leaderOnly: true,
-  setUp({ client, informers, events, registry, logger, cacheSyncTimeoutMs, settings }) {
+  setUp({ client, informers, events, registry, logger, namespace, cacheSyncTimeoutMs, settings }) {
     const options = settings.dispatch;
     // Off unless the manager was given the section (the CLI always gives it; `--nudge-dispatch`
     // defaults to true): then no cache of build PipelineRuns is even started.
@@ -185,7 +186,19 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // Validated nudges (docs/decisions.md D10, N27): one key per namespace (its NudgeConfig), woken
     // by a Snapshot whose verdict changes, the pair records, a released hold, a build that
     // succeeds, and the graph and D2 changes the build dispatcher is woken by.
-    const snapshots = informers.informer(SNAPSHOTS_KIND, COMPONENT_SNAPSHOTS_SELECTOR);
+    // Optional (N22): without integration-service's CRD, or a grant to list Snapshots, the
+    // validated controller waits for them, told once, instead of timing out its cache sync.
+    const snapshots = new OptionalKindCache({
+      kind: SNAPSHOTS_KIND,
+      request: COMPONENT_SNAPSHOTS_SELECTOR,
+      client,
+      informers,
+      logger,
+      ...(namespace === undefined ? {} : { namespace }),
+      unavailableMessage:
+        'Snapshots cannot be listed; validated nudges wait for integration-service (D10), immediate nudges fire as before. Checking again every few minutes.',
+      availableMessage: 'Snapshots can be listed now; validated nudges start',
+    });
     const records = informers.informer(CONFIG_MAPS_KIND, VALIDATED_RECORDS_SELECTOR);
     const validated = new Controller({
       reconciler: new ValidatedReconciler({
@@ -213,7 +226,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       nudgeConfigs.store.get(object.metadata?.namespace ?? '', NUDGE_CONFIG_NAME) === undefined
         ? []
         : namespaceKey(object);
-    validated.watch(snapshots, { map: withNudgeConfig, updatePredicate: snapshotVerdictChanged });
+    validated.watch(snapshots.informer, { map: withNudgeConfig, updatePredicate: snapshotVerdictChanged });
     validated.watch(records, { map: namespaceKey });
     validated.watch(nudgeConfigs, { map: namespaceKey, updatePredicate: nudgeConfigChanged });
     validated.watch(components, { map: withNudgeConfig, updatePredicate: generationChanged });
@@ -221,14 +234,21 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     validated.watch(nudgeRuns, { map: (run) => (isDispatcherHeldRecord(run) ? withNudgeConfig(run) : []) });
     validated.watch(builds, { map: withNudgeConfig, updatePredicate: buildSucceededChanged });
     // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
-    // Without integration-service's Snapshot CRD only validated nudges stop, and say so.
     const run = (started: Controller, signal: AbortSignal) =>
       started.start(signal).catch((error: unknown) => {
         if (!(error instanceof CacheSyncTimeoutError)) throw error;
         logger.error({ err: error, controller: started.name }, `${started.name} not running: a cache did not sync`);
       });
+    const runValidated = async (signal: AbortSignal) => {
+      if (await snapshots.whenListable(signal)) await run(validated, signal);
+    };
     return async (signal) => {
-      await Promise.all([run(controller, signal), run(runFailures, signal), run(validated, signal)]);
+      await Promise.all([
+        run(controller, signal),
+        run(runFailures, signal),
+        snapshots.run(signal),
+        runValidated(signal),
+      ]);
     };
   },
 };
