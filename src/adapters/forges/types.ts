@@ -110,4 +110,13 @@ export interface ForgeProvider {
    * auto-merge is a ForgeError 422). Asking again is harmless.
    */
   enableAutoMerge?(repo: RepositoryRef, number: number, method?: AutoMergeMethod): Promise<void>;
+
+  /**
+   * Closes an open PR without merging (GitHub: pulls.update with state closed); a PR already
+   * closed or merged is returned as it is. Optional while providers are added (D12).
+   */
+  closePullRequest?(repo: RepositoryRef, number: number): Promise<PullRequest>;
+
+  /** Adds a comment to the PR's conversation (GitHub: issues.createComment). Optional as above. */
+  addComment?(repo: RepositoryRef, number: number, body: string): Promise<void>;
 }

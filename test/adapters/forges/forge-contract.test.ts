@@ -10,6 +10,7 @@ import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
 import { startGitHubEmulator } from '../../support/github-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../git/helpers.ts';
 import { CONTRACT_AUTHOR, CONTRACT_MESSAGE, runForgeContract } from './forge-contract.ts';
+import { gitLabContractSetup } from './gitlab-contract-setup.ts';
 
 type ContractSetup = Parameters<typeof runForgeContract>[1];
 
@@ -45,7 +46,11 @@ runForgeContract('local', async () => {
     },
     inspect: async (number) => {
       const extras = await forge.pullRequestExtras(repo, number);
-      return { labels: extras.labels ?? [], autoMerge: extras.autoMerge?.method ?? null };
+      return {
+        labels: extras.labels ?? [],
+        autoMerge: extras.autoMerge?.method ?? null,
+        comments: extras.comments ?? [],
+      };
     },
     teardown: () => Promise.resolve(),
   };
@@ -78,7 +83,11 @@ const EMULATED: Readonly<Record<HostedForgeKind, () => ReturnType<ContractSetup>
       close: (number) => emulator.closePullRequest('acme', 'bundle', number),
       inspect: (number) => {
         const pull = emulator.pullRequests('acme', 'bundle').find((candidate) => candidate.number === number);
-        return Promise.resolve({ labels: pull?.labels ?? [], autoMerge: pull?.autoMerge?.method ?? null });
+        return Promise.resolve({
+          labels: pull?.labels ?? [],
+          autoMerge: pull?.autoMerge?.method ?? null,
+          comments: pull?.comments ?? [],
+        });
       },
       teardown: async () => {
         const violations = [...emulator.contractViolations];
@@ -87,6 +96,7 @@ const EMULATED: Readonly<Record<HostedForgeKind, () => ReturnType<ContractSetup>
       },
     };
   },
+  gitlab: () => gitLabContractSetup(pusher),
 };
 
 for (const kind of HOSTED_FORGE_KINDS) runForgeContract(`${kind} (emulated)`, EMULATED[kind]);

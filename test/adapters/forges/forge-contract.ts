@@ -25,7 +25,9 @@ export interface ForgeContractFixture {
   /** A human closes the PR without merging. */
   close(number: number): Promise<void>;
   /** What the forge itself records for a PR beyond the ForgeProvider view (its UI would show it). */
-  inspect(number: number): Promise<{ labels: readonly string[]; autoMerge: string | null }>;
+  inspect(
+    number: number,
+  ): Promise<{ labels: readonly string[]; autoMerge: string | null; comments?: readonly string[] }>;
   /** Checks made after every test (e.g. no contract violations), then cleanup. */
   teardown(): Promise<void>;
 }
@@ -182,6 +184,38 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
       await provider.enableAutoMerge(repo, number, 'SQUASH');
       assert.equal((await fixture.inspect(number)).autoMerge, 'SQUASH', 'asking again is harmless');
       await assert.rejects(provider.enableAutoMerge(repo, 41), (error: unknown) => isForgeError(error, 404));
+    });
+
+    it('closes an open PR without merging, and leaves a merged or closed one as it is', async (t) => {
+      if (provider.closePullRequest === undefined) {
+        t.skip('this provider has no closePullRequest yet (optional in types.ts while providers are added)');
+        return;
+      }
+      const head = await fixture.pushBranch(BRANCH, 'one\n', undefined);
+      const open = await create();
+      const closed = await provider.closePullRequest(repo, open.number);
+      assert.deepEqual([closed.number, closed.state, closed.headSha], [open.number, 'closed', head]);
+      assert.equal((await provider.getPullRequest(repo, open.number)).state, 'closed');
+      assert.equal((await provider.closePullRequest(repo, open.number)).state, 'closed', 'closing again is harmless');
+
+      const merged = await create(false);
+      await fixture.merge(merged.number);
+      assert.equal((await provider.closePullRequest(repo, merged.number)).state, 'merged', 'merged stays merged');
+      await assert.rejects(provider.closePullRequest(repo, 41), (error: unknown) => isForgeError(error, 404));
+    });
+
+    it('adds comments to a PR, in order', async (t) => {
+      if (provider.addComment === undefined) {
+        t.skip('this provider has no addComment yet (optional in types.ts while providers are added)');
+        return;
+      }
+      await fixture.pushBranch(BRANCH, 'one\n', undefined);
+      const { number } = await create();
+      await provider.addComment(repo, number, 'Closed: every triggering PR was closed.');
+      await provider.addComment(repo, number, 'second');
+      assert.deepEqual((await fixture.inspect(number)).comments, ['Closed: every triggering PR was closed.', 'second']);
+      assert.equal((await provider.getPullRequest(repo, number)).state, 'open', 'a comment changes nothing else');
+      await assert.rejects(provider.addComment(repo, 41, 'x'), (error: unknown) => isForgeError(error, 404));
     });
 
     it('answers 404 for a PR number that does not exist', async () => {

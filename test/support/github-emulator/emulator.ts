@@ -61,6 +61,8 @@ export interface EmulatedPullRequest {
   readonly author: string;
   readonly labels: readonly string[];
   readonly autoMerge: { readonly method: 'MERGE' | 'SQUASH' | 'REBASE'; readonly enabledBy: string } | null;
+  /** The bodies of its comments, in the order added. */
+  readonly comments: readonly string[];
 }
 
 export interface GitHubEmulator {
@@ -365,6 +367,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         author: pull.author,
         labels: [...pull.labels],
         autoMerge: pull.autoMerge,
+        comments: pull.comments.map((comment) => comment.body),
       })),
     mergePullRequest: (owner, name, number) =>
       serialized(async () => {

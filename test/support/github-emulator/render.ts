@@ -3,7 +3,7 @@
 // URLs, repository settings) are plausible constants; the contract check only needs them present
 // and of the right type.
 import type { GitCommitInfo } from './git-backend.ts';
-import type { PullRequestRecord, RepositoryRecord } from './state.ts';
+import type { IssueCommentRecord, PullRequestRecord, RepositoryRecord } from './state.ts';
 
 export interface EmulatorUrls {
   /** REST root, e.g. `http://127.0.0.1:1234/api/v3`. */
@@ -223,6 +223,28 @@ export function renderPullRequest(
  * The description is '' rather than null: `pull-request-simple` (pulls/list) documents it as a
  * string, where `label` and `pull-request` allow null.
  */
+/** GitHub's `issue-comment` for a comment on pull request `number` (pull requests are issues). */
+export function renderIssueComment(
+  urls: EmulatorUrls,
+  repo: RepositoryRecord,
+  number: number,
+  comment: IssueCommentRecord,
+): JsonObject {
+  const issue = `${urls.api}/repos/${repo.owner}/${repo.name}/issues/${String(number)}`;
+  return {
+    id: comment.id,
+    node_id: `IC_${Buffer.from(`comment:${String(comment.id)}`).toString('base64url')}`,
+    url: `${urls.api}/repos/${repo.owner}/${repo.name}/issues/comments/${String(comment.id)}`,
+    html_url: `${urls.web}/${repo.owner}/${repo.name}/pull/${String(number)}#issuecomment-${String(comment.id)}`,
+    body: comment.body,
+    user: renderUser(urls, comment.author),
+    created_at: comment.createdAt,
+    updated_at: comment.createdAt,
+    issue_url: issue,
+    author_association: comment.author === repo.owner ? 'OWNER' : 'NONE',
+  };
+}
+
 export function renderLabel(urls: EmulatorUrls, repo: RepositoryRecord, name: string, id: number): JsonObject {
   return {
     id,

@@ -1,7 +1,7 @@
 // The REST operations the emulator implements, by OpenAPI operationId. Requests reach these only
 // after the contract check, so bodies and parameters have the documented types; what is checked
 // here is what GitHub checks against its own state (branches exist, one open PR per head and base).
-import { renderCommit, renderLabel, renderPullRequest, type EmulatorUrls } from './render.ts';
+import { renderCommit, renderIssueComment, renderLabel, renderPullRequest, type EmulatorUrls } from './render.ts';
 import type { EmulatorState, PullRequestRecord, RepositoryRecord } from './state.ts';
 import { nodeId } from './state.ts';
 
@@ -26,6 +26,7 @@ export type RestHandler = (request: RestRequest) => Promise<RestResponse>;
 
 const PULLS_DOCS = 'https://docs.github.com/rest/pulls/pulls';
 const LABELS_DOCS = 'https://docs.github.com/rest/issues/labels#add-labels-to-an-issue';
+const COMMENTS_DOCS = 'https://docs.github.com/rest/issues/comments#create-an-issue-comment';
 /** GitHub's cap on pulls.listCommits. */
 const MAX_PR_COMMITS = 250;
 
@@ -138,6 +139,7 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
       author: request.login,
       labels: [],
       autoMerge: null,
+      comments: [],
     };
     repo.pulls.push(pull);
     const rendered = await render(repo, pull);
@@ -227,6 +229,25 @@ export function restHandlers(state: EmulatorState, urls: EmulatorUrls): Map<stri
       status: 200,
       body: pull.labels.map((name) => renderLabel(urls, repo, name, repo.labels.get(name) ?? 0)),
     });
+  });
+
+  // A pull request's conversation is its issue's: comments go through the issues API.
+  handlers.set('issues/create-comment', (request) => {
+    const repo = repositoryOf(request);
+    const number = Number(request.pathParams.issue_number);
+    const pull = repo?.pulls.find((candidate) => candidate.number === number);
+    if (repo === undefined || pull === undefined) {
+      return Promise.resolve({ status: 404, body: errorBody(404, 'Not Found', COMMENTS_DOCS) });
+    }
+    const text = stringField(asRecord(request.body), 'body') ?? '';
+    if (text === '') {
+      return Promise.resolve(validationFailed([{ resource: 'IssueComment', field: 'body', code: 'missing_field' }]));
+    }
+    const comment = { id: state.nextId(), body: text, author: request.login, createdAt: state.now() };
+    pull.comments.push(comment);
+    pull.updatedAt = comment.createdAt;
+    const rendered = renderIssueComment(urls, repo, pull.number, comment);
+    return Promise.resolve({ status: 201, body: rendered, headers: { location: String(rendered.url) } });
   });
 
   return handlers;

@@ -29,6 +29,16 @@ export interface PullRequestRecord {
   labels: string[];
   /** Set by enablePullRequestAutoMerge; who asked, and how it is to be merged. */
   autoMerge: { readonly method: 'MERGE' | 'SQUASH' | 'REBASE'; readonly enabledBy: string } | null;
+  /** Its conversation's comments (issues.createComment), in the order added. */
+  readonly comments: IssueCommentRecord[];
+}
+
+export interface IssueCommentRecord {
+  readonly id: number;
+  readonly body: string;
+  /** Who wrote it: the token's user. */
+  readonly author: string;
+  readonly createdAt: string;
 }
 
 export interface RepositoryRecord {

@@ -169,6 +169,34 @@ export class GitHubForge implements ForgeProvider {
   }
 
   /**
+   * pulls.update with `state: closed`. GitHub refuses to change a merged PR's state, so a PR that
+   * is not open is returned as it is, as the local forge does.
+   */
+  async closePullRequest(repo: RepositoryRef, number: number): Promise<PullRequest> {
+    const context = this.#context('closePullRequest', repo);
+    const current = await this.#get(context, repo, number);
+    if (current.state !== 'open') return toPullRequest(current);
+    const response = await this.#call(context, () =>
+      this.#clients.rest.rest.pulls.update({
+        owner: repo.owner,
+        repo: repo.name,
+        pull_number: number,
+        state: 'closed',
+      }),
+    );
+    return toPullRequest(this.#parse(context, () => parsePullRequest(response.data)));
+  }
+
+  /** A PR's conversation is its issue's: POST /repos/{owner}/{repo}/issues/{number}/comments. */
+  async addComment(repo: RepositoryRef, number: number, body: string): Promise<void> {
+    const context = this.#context('addComment', repo);
+    checkNumber(context, number);
+    await this.#call(context, () =>
+      this.#clients.rest.rest.issues.createComment({ owner: repo.owner, repo: repo.name, issue_number: number, body }),
+    );
+  }
+
+  /**
    * GraphQL enablePullRequestAutoMerge, with the PR's node id from REST. Without a `method`, as
    * Renovate does (lib/modules/platform/github: initRepo and tryPrAutomerge): the repository's
    * settings are read first; a repository that does not allow auto-merge is a 422 ForgeError

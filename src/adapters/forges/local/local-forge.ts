@@ -234,14 +234,31 @@ export class LocalForge implements ForgeProvider {
     });
   }
 
-  /** What the PR carries beside the ForgeProvider view: its labels and any auto-merge request. */
+  /** Comments are kept on the PR record, in the order added; the event log has no comment events. */
+  async addComment(repo: RepositoryRef, number: number, body: string): Promise<void> {
+    await this.#change('addComment', repo, number, (record) => {
+      const comments = [...(record.comments ?? []), { body, createdAt: new Date().toISOString() }];
+      return { record: { ...record, comments }, event: undefined };
+    });
+  }
+
+  /** The ForgeProvider's close: the same as a human closing it here (close). */
+  closePullRequest(repo: RepositoryRef, number: number): Promise<PullRequest> {
+    return this.close(repo, number);
+  }
+
+  /** What the PR carries beside the ForgeProvider view: its labels, any auto-merge request, its comments. */
   async pullRequestExtras(
     repo: RepositoryRef,
     number: number,
-  ): Promise<Pick<PullRequestRecord, 'labels' | 'autoMerge'>> {
+  ): Promise<Pick<PullRequestRecord, 'labels' | 'autoMerge'> & { comments?: readonly string[] }> {
     await this.#open('pullRequestExtras', repo);
     const record = await this.#read('pullRequestExtras', repo, number);
-    return { labels: record.labels ?? [], ...(record.autoMerge === undefined ? {} : { autoMerge: record.autoMerge }) };
+    return {
+      labels: record.labels ?? [],
+      ...(record.autoMerge === undefined ? {} : { autoMerge: record.autoMerge }),
+      ...(record.comments === undefined ? {} : { comments: record.comments.map((comment) => comment.body) }),
+    };
   }
 
   /**

@@ -25,6 +25,8 @@ export interface PullRequestRecord {
   readonly labels?: readonly string[];
   /** Set once auto-merge was asked for; `method` null means the forge's default. */
   readonly autoMerge?: { readonly method: string | null; readonly enabledAt: string };
+  /** Comments in the order added; absent in records written before comments existed. */
+  readonly comments?: readonly { readonly body: string; readonly createdAt: string }[];
 }
 
 export class PullRequestRecordError extends Error {
@@ -151,6 +153,16 @@ function parseRecord(path: string, text: string): PullRequestRecord {
       typeof autoMerge.enabledAt !== 'string'
     ) {
       throw new PullRequestRecordError(path, 'field autoMerge must be {method: string|null, enabledAt: string}');
+    }
+  }
+  if (record.comments !== undefined) {
+    const comments = record.comments;
+    const valid = (comment: unknown): boolean => {
+      const c = comment as Record<string, unknown> | null;
+      return typeof c === 'object' && c !== null && typeof c.body === 'string' && typeof c.createdAt === 'string';
+    };
+    if (!Array.isArray(comments) || !comments.every(valid)) {
+      throw new PullRequestRecordError(path, 'field comments must be a list of {body: string, createdAt: string}');
     }
   }
   if (!STATES.includes(record.state as string)) {
