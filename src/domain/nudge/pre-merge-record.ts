@@ -4,7 +4,12 @@
 import { fingerprint } from '../changegroup/fingerprint.ts';
 import { compareStrings } from '../compare.ts';
 import { objectDecoder } from '../schema-validation.ts';
-import { PRE_MERGE_RECORD_VERSION, PreMergeRecordDocument, type TriggerRecord } from '../../schema/pre-merge-record.ts';
+import {
+  PRE_MERGE_RECORD_VERSION,
+  PreMergeRecordDocument,
+  type PinnedBuild,
+  type TriggerRecord,
+} from '../../schema/pre-merge-record.ts';
 
 export type { PinnedBuild, TriggerRecord } from '../../schema/pre-merge-record.ts';
 
@@ -64,19 +69,57 @@ export function parsePreMergeRecord(text: string | undefined, group: string, tar
   return { ok: true, record };
 }
 
-/** The record's text, keys in a fixed order, so an unchanged record serialises to the same bytes. */
+const pinnedBuild = (build: PinnedBuild): PinnedBuild => ({
+  name: build.name,
+  digest: build.digest,
+  createdAt: build.createdAt,
+});
+
+/**
+ * A trigger with its fields in the schema's order. Sorting the map's keys is not enough: decidePreMerge
+ * rebuilds a trigger field by field (a merge commit re-read after its push build moves to the end),
+ * and an equal record written as other bytes would be written again on every reconcile.
+ */
+function canonicalTrigger(trigger: TriggerRecord): TriggerRecord {
+  return {
+    component: trigger.component,
+    number: trigger.number,
+    repoUrl: trigger.repoUrl,
+    ...(trigger.url === undefined ? {} : { url: trigger.url }),
+    state: trigger.state,
+    ...(trigger.mergeSha === undefined ? {} : { mergeSha: trigger.mergeSha }),
+    pullRequestBuild: pinnedBuild(trigger.pullRequestBuild),
+    ...(trigger.pushBuild === undefined ? {} : { pushBuild: pinnedBuild(trigger.pushBuild) }),
+  };
+}
+
+/** The record's text, keys and fields in a fixed order, so an unchanged record serialises to the same bytes. */
 export function serializePreMergeRecord(record: PreMergeRecord): string {
   const triggers: Record<string, TriggerRecord> = {};
   for (const key of Object.keys(record.triggers).sort(compareStrings)) {
     const trigger = record.triggers[key];
-    if (trigger !== undefined) triggers[key] = trigger;
+    if (trigger !== undefined) triggers[key] = canonicalTrigger(trigger);
   }
+  const { applied, attempt } = record;
   return JSON.stringify({
     version: PRE_MERGE_RECORD_VERSION,
     group: record.group,
     target: record.target,
     triggers,
-    ...(record.applied === undefined ? {} : { applied: record.applied }),
-    ...(record.attempt === undefined ? {} : { attempt: record.attempt }),
+    ...(applied === undefined
+      ? {}
+      : { applied: { key: applied.key, ...(applied.url === undefined ? {} : { url: applied.url }) } }),
+    ...(attempt === undefined
+      ? {}
+      : {
+          attempt: {
+            key: attempt.key,
+            state: attempt.state,
+            count: attempt.count,
+            since: attempt.since,
+            ...(attempt.notBefore === undefined ? {} : { notBefore: attempt.notBefore }),
+            ...(attempt.reason === undefined ? {} : { reason: attempt.reason }),
+          },
+        }),
   });
 }
