@@ -6,8 +6,6 @@
 // "decide again from what is observed". The record says a batch is firing before the executor is
 // called, so a crash in between fires the same content, with the same key, once the lease is over.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
-import { isAlreadyExists, isConflict, isNotFound } from '../../adapters/kubernetes/errors.ts';
-import { CONFIG_MAPS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
@@ -25,14 +23,10 @@ import {
   type ValidatedStep,
 } from '../../domain/nudge/validated-decision.ts';
 import {
-  RECORD_GROUP_ANNOTATION,
-  RECORD_TARGET_ANNOTATION,
   MAX_RECORD_TEXT_BYTES,
   serializeValidatedRecord,
   validatedRecordBytes,
   validatedRecordName,
-  VALIDATED_RECORD_KEY,
-  VALIDATED_RECORD_LABEL,
   VALIDATED_RECORD_LABEL_VALUE,
   type NudgedDigest,
   type ValidatedRecord,
@@ -50,6 +44,7 @@ import { executorChoice } from './inputs.ts';
 import type { DispatchMetrics } from './metrics.ts';
 import { OnceEvents } from './once-events.ts';
 import { distributionRepositoriesOf, settingsInForce } from './request.ts';
+import { RecordConflict, writeRecordConfigMap } from './record-config-maps.ts';
 import { callExecutor, createHeldRecord, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
 import {
   holderOf,
@@ -98,13 +93,6 @@ const DEFAULT_CONFLICT_RETRY_MS = 1000;
 const PAIR_CONCURRENCY = 8;
 /** Steps per pair and reconcile: a hold, then a fire, then the decision that finds nothing due. */
 const MAX_STEPS = 4;
-
-/** Ends a pair's steps: a compare-and-swap lost (decide again later). */
-class Conflict extends Error {
-  constructor() {
-    super('compare-and-swap lost');
-  }
-}
 
 /** The key every change of a namespace maps to: its NudgeConfig. */
 export function validatedKeyOf(namespace: string): ObjectKey {
@@ -249,7 +237,7 @@ export class ValidatedReconciler implements Reconciler {
         );
       }
     } catch (error) {
-      if (error instanceof Conflict) return { conflict: true };
+      if (error instanceof RecordConflict) return { conflict: true };
       throw error;
     }
     return { ...(last === undefined ? {} : { record: last }), conflict: false };
@@ -279,60 +267,27 @@ export class ValidatedReconciler implements Reconciler {
   }
 
   /** Creates or replaces the pair's record ConfigMap, guarded by the resourceVersion read. */
-  async #write(
+  #write(
     context: PairContext,
     pair: ValidatedPair,
     object: ClusterConfigMap | undefined,
     record: ValidatedRecord,
     signal: AbortSignal,
   ): Promise<ClusterConfigMap> {
-    const text = serializeValidatedRecord(record);
-    if (object?.data?.[VALIDATED_RECORD_KEY] === text) return object;
-    const name = validatedRecordName(pair.group, pair.target);
-    const metadata = object?.metadata;
-    const uid = context.nudgeConfig.metadata?.uid;
-    const next: ClusterConfigMap = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {
-        namespace: context.namespace,
-        name,
-        ...(metadata?.resourceVersion === undefined ? {} : { resourceVersion: metadata.resourceVersion }),
-        labels: {
-          ...metadata?.labels,
-          'app.kubernetes.io/managed-by': 'nudger',
-          [VALIDATED_RECORD_LABEL]: VALIDATED_RECORD_LABEL_VALUE,
-        },
-        annotations: {
-          ...metadata?.annotations,
-          [RECORD_GROUP_ANNOTATION]: pair.group,
-          [RECORD_TARGET_ANNOTATION]: pair.target,
-        },
-        // Goes with the NudgeConfig: a namespace that drops validated nudging keeps no records.
-        ...(uid === undefined
-          ? {}
-          : {
-              ownerReferences: [
-                {
-                  apiVersion: context.nudgeConfig.apiVersion ?? 'konflux-ci.dev/v1alpha1',
-                  kind: context.nudgeConfig.kind ?? 'NudgeConfig',
-                  name: NUDGE_CONFIG_NAME,
-                  uid,
-                },
-              ],
-            }),
+    return writeRecordConfigMap(
+      this.#o.client,
+      object,
+      {
+        nudgeConfig: context.nudgeConfig,
+        name: validatedRecordName(pair.group, pair.target),
+        kind: VALIDATED_RECORD_LABEL_VALUE,
+        group: pair.group,
+        target: pair.target,
+        text: serializeValidatedRecord(record),
+        fieldManager: FIELD_MANAGER,
       },
-      data: { [VALIDATED_RECORD_KEY]: text },
-    };
-    try {
-      const options = { fieldManager: FIELD_MANAGER, signal };
-      return object === undefined
-        ? await this.#o.client.create(CONFIG_MAPS, next, options)
-        : await this.#o.client.replace(CONFIG_MAPS, next, options);
-    } catch (error) {
-      if (isConflict(error) || isAlreadyExists(error) || isNotFound(error)) throw new Conflict();
-      throw error;
-    }
+      signal,
+    );
   }
 
   /** One held-nudge record per entry, as the build dispatcher makes them (D2, N19). */
