@@ -70,9 +70,21 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .addOption(maxFileSizeOption())
     .addOption(maxTotalSizeOption())
     .addOption(verboseOption())
-    .action(async (paths: string[], opts: { output: 'text' | 'json'; maxFileSize?: number }) => {
+    .addOption(
+      new Option(
+        '--repository <dir>',
+        "a checkout of a components' repository: its .tekton/ PipelineRuns and files are checked for nudge loops (repeatable)",
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .action(async (paths: string[], opts: { output: 'text' | 'json'; maxFileSize?: number; repository?: string[] }) => {
       const { validateCommand } = await import('./commands/validate.ts');
-      setExit(await validateCommand(paths, { output: opts.output, ...size(opts) }, io));
+      setExit(
+        await validateCommand(
+          paths,
+          { output: opts.output, ...size(opts), ...(opts.repository && { repositories: opts.repository }) },
+          io,
+        ),
+      );
     });
 
   program

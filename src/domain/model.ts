@@ -141,6 +141,12 @@ export const RULE_IDS = [
   'unreadable-file',
   /** A kustomize patch adds build-nudges-ref: edges nudger cannot see without `kustomize build`. */
   'patched-nudges-ref',
+  /**
+   * A nudge between two Components of one repository whose PR would change files matching the
+   * nudging component's own push `pathChanged()` (docs/decisions.md N33): merging it rebuilds the
+   * nudging component, which nudges again.
+   */
+  'nudge-loop',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

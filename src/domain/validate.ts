@@ -26,6 +26,7 @@ import {
 } from './model.ts';
 import { isDns1123Label, labelProblem } from './labels.ts';
 import { compareStrings } from './compare.ts';
+import { nudgeLoopFindings, type RepositoryCheckout } from './monorepo/nudge-loop-check.ts';
 
 export interface ValidationResult {
   /** True when no finding has severity `error`. */
@@ -482,9 +483,15 @@ function dedupe(findings: readonly Finding[]): Finding[] {
   });
 }
 
+export interface ValidateOptions {
+  /** Repository checkouts with their `.tekton/` PipelineRuns, for `nudge-loop` (N33). */
+  readonly repositories?: readonly RepositoryCheckout[];
+}
+
 /** Every finding about a set of manifests: the parser's own issues and the domain rules. */
-export function validateManifestSet(set: ManifestSet): ValidationResult {
+export function validateManifestSet(set: ManifestSet, options: ValidateOptions = {}): ValidationResult {
   const findings: Finding[] = set.issues.map(fromIssue);
+  findings.push(...nudgeLoopFindings(set, options.repositories ?? []));
   const parser = new ParserReports(set.issues);
   for (const config of set.nudgeConfigs) checkNudgeConfig(config, parser, findings);
   checkSingletons(set.nudgeConfigs, findings);
