@@ -26,6 +26,12 @@ export interface PullRequest {
   /** The branch head as the forge sees it now (at merge time once merged). */
   readonly headSha: string;
   readonly baseBranch: string;
+  /**
+   * Once merged, the commit the merge left at the base's tip (GitHub's `merge_commit_sha`, GitLab's
+   * `merge_commit_sha` or `squash_commit_sha`): the commit the base's push build builds, which is
+   * how a pre-merge nudge finds its trigger's push build (docs/decisions.md D11).
+   */
+  readonly mergeCommitSha?: string;
 }
 
 export interface CreatePullRequestInput {

@@ -5,6 +5,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publicForgeHosts } from '../../adapters/forges/registry.ts';
+import type { ForgeResolver } from '../../adapters/forges/resolver.ts';
 import { GitWorkspaces } from '../../adapters/git/workspace.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { hostedForgeResolver, type ChangeGroupControllerOptions } from '../changegroup/controller.ts';
@@ -14,10 +15,18 @@ import type { NudgeExecutors } from './executor.ts';
 import { ForgeResolverAccess } from './renovate/forge-access.ts';
 import { RenovateExecutor } from './renovate/renovate-executor.ts';
 
-export function defaultExecutors(client: ObjectClient, forges: ChangeGroupControllerOptions = {}): NudgeExecutors {
+/** The forges and credentials nudges use: the ChangeGroup controller's hosts and resolver. */
+export function nudgeForges(
+  client: ObjectClient,
+  forges: ChangeGroupControllerOptions = {},
+): { readonly resolver: ForgeResolver; readonly hosts: ReturnType<typeof publicForgeHosts> } {
   const hosts = publicForgeHosts();
   for (const [host, forge] of forges.forgeHosts ?? []) hosts.set(host, forge);
-  const resolver = forges.forgeResolver ?? hostedForgeResolver(client, hosts, forges);
+  return { resolver: forges.forgeResolver ?? hostedForgeResolver(client, hosts, forges), hosts };
+}
+
+export function defaultExecutors(client: ObjectClient, forges: ChangeGroupControllerOptions = {}): NudgeExecutors {
+  const { resolver, hosts } = nudgeForges(client, forges);
   // Beside the ChangeGroup controller's cache, not in it: each GitWorkspaces serialises the work
   // on its own repositories, and two of them must never share a bare repository.
   const cacheDir = `${forges.gitCacheDir ?? join(tmpdir(), 'nudger-git')}-nudges`;
@@ -28,6 +37,20 @@ export function defaultExecutors(client: ObjectClient, forges: ChangeGroupContro
 }
 
 const shared = new WeakMap<ControllerSettings, NudgeExecutors>();
+const sharedResolvers = new WeakMap<ControllerSettings, ForgeResolver>();
+
+/**
+ * The resolver a manager reads triggering pull requests with (docs/decisions.md D11): the
+ * settings' own, else one over the same hosts and credentials as its executors, one per settings.
+ */
+export function managerForgeResolver(client: ObjectClient, settings: ControllerSettings): ForgeResolver {
+  let resolver = settings.changeGroups?.forgeResolver ?? sharedResolvers.get(settings);
+  if (resolver === undefined) {
+    resolver = nudgeForges(client, settings.changeGroups).resolver;
+    sharedResolvers.set(settings, resolver);
+  }
+  return resolver;
+}
 
 /**
  * The executors of a manager, one set per settings object: the dispatcher and the paths that hand

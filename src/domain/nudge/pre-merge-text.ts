@@ -1,6 +1,8 @@
 // The names a pre-merge nudge goes by (docs/decisions.md D11): the PR group of a pull-request build,
 // and the nudge PR's branch, which puts the nudge PR into that same group.
 import { fingerprint } from '../changegroup/fingerprint.ts';
+import { buildPipelineRunOf, PAC_PULL_REQUEST_KEY, PAC_SOURCE_BRANCH_KEY } from '../nudge-pipelinerun.ts';
+import type { PipelineRun } from '../../schema/pipelinerun.ts';
 
 /** Source branches that never start a pre-merge nudge: they are where PRs merge, not PR groups. */
 export const UNGROUPED_BRANCHES: ReadonlySet<string> = new Set(['main', 'master']);
@@ -42,4 +44,45 @@ export function preMergeKey(
     .sort((a, b) => (a.component === b.component ? a.number - b.number : a.component < b.component ? -1 : 1))
     .map((part) => `${part.component}#${String(part.number)}:${part.state}:${part.digest ?? '-'}`);
   return fingerprint(['pre-merge', namespace, group, target, draft, closing, ...sorted]);
+}
+
+/** Set by Pipelines-as-Code on every run it starts (annotation, sometimes also a label). */
+export const PAC_REPO_URL_KEY = 'pipelinesascode.tekton.dev/repo-url';
+export const PAC_SHA_KEY = 'pipelinesascode.tekton.dev/sha';
+
+/** A pull-request build as a trigger of a pre-merge nudge. */
+export interface PullRequestBuildIdentity {
+  readonly component: string;
+  readonly group: string;
+  readonly sourceBranch: string;
+  readonly number: number;
+  readonly repoUrl: string;
+}
+
+function pacValue(run: PipelineRun, key: string): string | undefined {
+  const value = (run.metadata?.annotations?.[key] ?? run.metadata?.labels?.[key])?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The PR a pull-request build was for, from Pipelines-as-Code's annotations (`source-branch`,
+ * `pull-request`, `repo-url`); undefined when one is missing, the number is not one, or the source
+ * branch makes no PR group (main, master). The caller has verified the build (D3).
+ */
+export function pullRequestBuildIdentity(run: PipelineRun): PullRequestBuildIdentity | undefined {
+  const view = buildPipelineRunOf(run);
+  if (view.component === undefined || view.eventType !== 'pull-request') return undefined;
+  const sourceBranch = pacValue(run, PAC_SOURCE_BRANCH_KEY);
+  const number = Number(pacValue(run, PAC_PULL_REQUEST_KEY));
+  const repoUrl = pacValue(run, PAC_REPO_URL_KEY);
+  if (sourceBranch === undefined || repoUrl === undefined || !Number.isSafeInteger(number) || number < 1) {
+    return undefined;
+  }
+  const group = prGroupOf(sourceBranch);
+  return group === undefined ? undefined : { component: view.component, group, sourceBranch, number, repoUrl };
+}
+
+/** The commit a push build built (Pipelines-as-Code's `sha`), lower-cased. */
+export function pushCommitOf(run: PipelineRun): string | undefined {
+  return pacValue(run, PAC_SHA_KEY)?.toLowerCase();
 }

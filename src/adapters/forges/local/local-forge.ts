@@ -307,6 +307,7 @@ export class LocalForge implements ForgeProvider {
         ...current,
         state: 'merged',
         headSha: head,
+        mergeCommitSha: merged,
         updatedAt: new Date().toISOString(),
       };
       await store.write(next);
@@ -385,6 +386,9 @@ export class LocalForge implements ForgeProvider {
       headBranch: record.headBranch,
       headSha: live ?? record.headSha,
       baseBranch: record.baseBranch,
+      ...(record.state === 'merged' && record.mergeCommitSha !== undefined
+        ? { mergeCommitSha: record.mergeCommitSha }
+        : {}),
     };
   }
 

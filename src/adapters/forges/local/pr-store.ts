@@ -19,6 +19,8 @@ export interface PullRequestRecord {
   readonly baseBranch: string;
   /** The head when the PR was closed or merged; open PRs read the live branch instead. */
   readonly headSha: string;
+  /** The base's new tip when merged (the fast-forwarded head, or the merge commit). */
+  readonly mergeCommitSha?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Labels in the order they were first added; absent in records written before labels existed. */
@@ -139,6 +141,9 @@ function parseRecord(path: string, text: string): PullRequestRecord {
     field(name, 'string');
   }
   field('draft', 'boolean');
+  if (record.mergeCommitSha !== undefined && typeof record.mergeCommitSha !== 'string') {
+    throw new PullRequestRecordError(path, 'field mergeCommitSha must be a string');
+  }
   if (record.labels !== undefined) {
     if (!Array.isArray(record.labels) || record.labels.some((label) => typeof label !== 'string')) {
       throw new PullRequestRecordError(path, 'field labels must be a list of strings');
