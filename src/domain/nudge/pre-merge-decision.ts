@@ -171,8 +171,13 @@ export function decidePreMerge(input: PreMergeInput): PreMergeDecision {
     const at = wakeAt === undefined ? poll : poll === undefined ? wakeAt : Math.min(wakeAt, poll);
     return { record, step: at === undefined ? { kind: 'idle' } : { kind: 'idle', wakeAt: at } };
   };
-  if (content === undefined || record.applied?.key === content.key) return idle();
   const attempt = record.attempt;
+  if (content === undefined) return idle();
+  // The applied key tells what the PR holds only while no attempt came after it: an attempt that
+  // failed or was interrupted may have reached the forge all the same (N18), and content can come
+  // back to the applied key (a trigger closed, then reopened). The PR then holds the attempt's
+  // content, so it is made again from this one.
+  if (record.applied?.key === content.key && attempt === undefined) return idle();
   if (attempt?.state === 'firing') {
     const leaseEnds = attempt.since + input.fireLeaseMs;
     if (input.now < leaseEnds) return idle(leaseEnds);
@@ -189,7 +194,9 @@ export function decidePreMerge(input: PreMergeInput): PreMergeDecision {
         ...record,
         attempt: { key: content.key, state: 'failed', count: count - 1, since: input.now, reason: 'interrupted' },
       },
-      step: { kind: 'idle' },
+      // Still asked again while a trigger may change, as after any failure: a merge or a close is
+      // new content, which starts over.
+      step: idle().step,
     };
   }
   return {
