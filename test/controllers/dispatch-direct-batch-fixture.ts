@@ -5,9 +5,9 @@
 // reference in the CSV stays as it is, and operand-a's reference in that env file does too.
 import type { BatchEntry, BatchNudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { DEFAULT_NUDGE_FILES, splitFileMatch } from '../../src/domain/digest-rewrite/index.ts';
-import { NO_RENOVATE_SETTINGS, type RenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
+import type { RenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
 import { validatedBatchKey } from '../../src/domain/nudge/validated-text.ts';
-import { NS, NUDGED, OLD_DIGEST, SOURCE_SHA, digestOf } from './dispatch-direct-fixture.ts';
+import { NS, NUDGED, OLD_DIGEST, SOURCE_SHA, buildRunOf, digestOf, nudgedTarget } from './dispatch-direct-fixture.ts';
 
 export const GROUP = 'operators';
 export const VALIDATED_BRANCH = `konflux/component-updates/${NUDGED}-validated-${GROUP}`;
@@ -57,17 +57,7 @@ function entryOf(v: Validated): BatchEntry {
       pipelineRun,
       createdAt: v.createdAt,
     },
-    buildRun: {
-      apiVersion: 'tekton.dev/v1',
-      kind: 'PipelineRun',
-      metadata: {
-        name: pipelineRun,
-        namespace: NS,
-        uid: `uid-${pipelineRun}`,
-        creationTimestamp: v.createdAt,
-        annotations: { 'build.appstudio.openshift.io/repo': linkOf(v.component) },
-      },
-    },
+    buildRun: buildRunOf(pipelineRun, v.createdAt, linkOf(v.component)),
     nudging: { metadata: { name: v.component, namespace: NS }, spec: { containerImage: imageOf(v.component) } },
     fileMatch: v.component === 'operand-c' ? ENV_FILE_MATCH : splitFileMatch(DEFAULT_NUDGE_FILES),
     distributionRepositories: v.component === 'operand-a' ? [DISTRIBUTED_A] : [],
@@ -91,12 +81,7 @@ export function batchRequest(
     attempt: overrides.attempt ?? 1,
     namespace: NS,
     gatingGroup: GROUP,
-    nudged: {
-      metadata: { name: NUDGED, namespace: NS },
-      spec: { source: { git: { url: repositoryUrl, revision: 'main' } } },
-    },
-    settings: { ...NO_RENOVATE_SETTINGS, ...overrides.settings },
-    settingProblems: [],
+    ...nudgedTarget(repositoryUrl, overrides.settings),
     entries,
   };
 }

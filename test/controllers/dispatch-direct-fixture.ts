@@ -4,6 +4,8 @@
 // (a CSV and a Dockerfile), something the fileMatch leaves alone (a Markdown note) and a tag-only
 // reference it must never touch.
 import type { NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
+import type { ClusterComponent } from '../../src/schema/component.ts';
+import type { PipelineRun } from '../../src/schema/pipelinerun.ts';
 import { DEFAULT_NUDGE_FILES, splitFileMatch } from '../../src/domain/digest-rewrite/index.ts';
 import { NO_RENOVATE_SETTINGS, type RenovateSettings } from '../../src/domain/nudge/renovate-settings.ts';
 
@@ -88,4 +90,34 @@ export const BUILD_3: BuildInput = { digest: 'c', pipelineRun: 'operand-on-push-
 /** The rebase box of a Renovate body, ticked. */
 export function tickRebase(body: string): string {
   return body.replace('- [ ] <!-- rebase-check -->', '- [x] <!-- rebase-check -->');
+}
+
+/** A build PipelineRun as the dispatcher caches it, with its repo-at-sha link (batch and pre-merge fixtures). */
+export function buildRunOf(name: string, createdAt: string, link: string): PipelineRun {
+  return {
+    apiVersion: 'tekton.dev/v1',
+    kind: 'PipelineRun',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-${name}`,
+      creationTimestamp: createdAt,
+      annotations: { 'build.appstudio.openshift.io/repo': link },
+    },
+  };
+}
+
+/** The nudged Component `bundle` on `main` of `repositoryUrl`, and the settings in force. */
+export function nudgedTarget(
+  repositoryUrl: string,
+  settings: Partial<RenovateSettings> | undefined,
+): { nudged: ClusterComponent; settings: RenovateSettings; settingProblems: [] } {
+  return {
+    nudged: {
+      metadata: { name: NUDGED, namespace: NS },
+      spec: { source: { git: { url: repositoryUrl, revision: 'main' } } },
+    },
+    settings: { ...NO_RENOVATE_SETTINGS, ...settings },
+    settingProblems: [],
+  };
 }

@@ -87,10 +87,24 @@ export function decideValidatedBatch(input: {
   readonly open: OpenNudgePullRequest | undefined;
   readonly botEmail: string;
 }): ValidatedBatchDecision {
+  return decideKeyedWrite({ ...input, keyOf: (body) => parseBatchStamp(body)?.key });
+}
+
+/**
+ * A write named by a content key whose body stamp `keyOf` reads (a validated batch, N28; a
+ * pre-merge nudge, N34): someone else's commits stop it as they stop a nudge; an open pull request
+ * stamped with this key, on nudger's commits only and with the rebase box unticked, is done.
+ */
+export function decideKeyedWrite(input: {
+  readonly key: string;
+  readonly open: OpenNudgePullRequest | undefined;
+  readonly botEmail: string;
+  readonly keyOf: (body: string) => string | undefined;
+}): ValidatedBatchDecision {
   const edits = decideBranchEdits(input.open, input.botEmail);
   if (edits.kind !== 'write' || edits.discardEdits || input.open === undefined) return edits;
   const done =
-    parseBatchStamp(input.open.body)?.key === input.key &&
+    input.keyOf(input.open.body) === input.key &&
     input.open.commits.length > 0 &&
     rebaseRequested(input.open.body) !== true;
   return done ? { kind: 'done' } : edits;

@@ -186,12 +186,13 @@ function checkImage(field: string, candidate: unknown): asserts candidate is Val
   if (!isStringArray(image.fileMatch)) throw new NudgeInputError(`${field}.fileMatch`, 'is not a list of patterns');
 }
 
-function checkName(field: string, name: string, label: boolean): void {
+/** Throws NudgeInputError unless `name` is a DNS-1123 label (`label`) or a Kubernetes object name. */
+export function checkName(field: string, name: string, label: boolean): void {
   const ok = label ? isDns1123Label(name) : OBJECT_NAME.test(name);
   if (!ok) throw new NudgeInputError(field, `is not a ${label ? 'DNS-1123 label' : 'Kubernetes object name'}`);
 }
 
-function checkDigest(field: string, digest: string): void {
+export function checkDigest(field: string, digest: string): void {
   if (!DIGEST_PATTERN.test(digest)) {
     throw new NudgeInputError(field, 'is not sha256: followed by 64 lower-case hex digits');
   }

@@ -19,7 +19,6 @@ import { nudgeLabels } from '../../../domain/nudge/pull-request-text.ts';
 import { compareStrings } from '../../../domain/compare.ts';
 import {
   parseBatchStamp,
-  validatedCommitDate,
   validatedPullRequestText,
   type ValidatedImage,
 } from '../../../domain/nudge/validated-pull-request.ts';
@@ -29,10 +28,12 @@ import { batchChanges } from './changes.ts';
 import {
   branchEdited,
   checkoutBase,
+  commitOfBuilds,
   decorated,
-  DIRECT_DETAILS,
   observeBranch,
   publishCommit,
+  sourceChange,
+  unchangedOutcome,
   type DirectExecutorOptions,
   type DirectTarget,
 } from './flow.ts';
@@ -61,36 +62,26 @@ export async function fireValidatedBatch(
   const images = carriedImages(request, open?.body, notices);
   const { checkout, semanticCommits } = await checkoutBase(options, target, request.settings);
   const changes = await batchChanges(checkout, images);
-  if (changes.files.length === 0) {
-    const none = changes.unreferenced.length === images.length;
-    return { result: { ok: true, detail: none ? DIRECT_DETAILS.noReferences : DIRECT_DETAILS.upToDate }, notices };
-  }
+  if (changes.files.length === 0) return unchangedOutcome(changes, images.length, notices);
   const previous = new Map(request.entries.map((entry) => [entry.build.component, entry.previousDigest]));
   const text = validatedPullRequestText({
     nudged: target.nudged,
     gatingGroup: request.gatingGroup,
     batchKey: request.key,
     rows: images.map((image) => {
-      const pinned = changes.previousDigests.get(image.component);
-      const unreferenced = changes.unreferenced.includes(image.component);
-      const oldDigest = pinned ?? previous.get(image.component);
+      const oldDigest = changes.previousDigests.get(image.component) ?? previous.get(image.component);
       return {
         ...image,
         ...(oldDigest === undefined ? {} : { oldDigest }),
-        change: pinned !== undefined ? 'updated' : unreferenced ? 'unreferenced' : 'up-to-date',
+        change: sourceChange(changes, image.component),
       };
     }),
     gitAuthor: target.gitAuthor,
     settings: request.settings,
     semanticCommits: await semanticCommits(),
   });
-  const date = validatedCommitDate(images.map((image) => image.createdAt));
-  const commit = await checkout.commitOnBase({
-    files: changes.files,
-    message: text.commit.message,
-    author: target.identity,
-    ...(date === undefined ? {} : { date }),
-  });
+  const createdAts = images.map((image) => image.createdAt);
+  const commit = await commitOfBuilds(target, checkout, changes.files, text, createdAts);
 
   signal?.throwIfAborted();
   return publishCommit(target, checkout, { commit, open, text, body: text.body, settings: request.settings });

@@ -14,7 +14,7 @@ import {
   type SourcesRewrite,
 } from '../../../domain/digest-rewrite/index.ts';
 import type { ValidatedImage } from '../../../domain/nudge/validated-pull-request.ts';
-import type { NudgeRequest } from '../executor.ts';
+import type { NudgeRequest, PreMergeTrigger } from '../executor.ts';
 
 export interface NudgeChanges {
   /** New texts of the changed files, in path order. */
@@ -58,6 +58,17 @@ export async function nudgeChanges(
     currentDigest: result.previousDigests.get(source.name),
     referenced: result.unreferenced.length === 0,
   };
+}
+
+/**
+ * What one commit of a pre-merge nudge changes (N34): each pinned trigger's image in the files its
+ * own fileMatch selects, named by its component.
+ */
+export async function preMergeChanges(
+  checkout: Pick<BaseCheckout, 'readFiles'>,
+  images: readonly NonNullable<PreMergeTrigger['image']>[],
+): Promise<SourcesRewrite> {
+  return rewrite(checkout, images.map(sourceOf));
 }
 
 /** What one commit of a validated batch changes (N28): each image in the files its fileMatch selects. */

@@ -13,16 +13,18 @@
 //
 // Fires to one branch run one at a time in this process (the dispatcher runs on the leader only),
 // so two builds of one component cannot interleave their push and their body stamp. A validated
-// batch (N28) takes the same steps with its own decision and text (batch.ts); the shared steps are
-// in flow.ts.
+// batch (N28) and a pre-merge nudge (N34) take the same steps with their own decision and text
+// (batch.ts, pre-merge.ts); the shared steps are in flow.ts.
 import { KeyedMutex } from '../../../adapters/git/mutex.ts';
 import { withBuildStamp, type NudgeBuildStamp } from '../../../domain/nudge/direct-build-stamp.ts';
 import { decideDirectNudge } from '../../../domain/nudge/direct-decision.ts';
 import { nudgeBranch, nudgePullRequestText } from '../../../domain/nudge/pull-request-text.ts';
 import { validatedBatchBranch } from '../../../domain/nudge/validated-pull-request.ts';
 import { quotedBuildLink } from '../build-link.ts';
-import type { BatchNudgeRequest, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
+import { preMergeNudgeBranch } from '../../../domain/nudge/pre-merge-pull-request.ts';
+import type { BatchNudgeRequest, FireOutcome, NudgeExecutor, NudgeRequest, PreMergeNudgeRequest } from '../executor.ts';
 import { fireValidatedBatch } from './batch.ts';
+import { firePreMergeNudge } from './pre-merge.ts';
 import { nudgeChanges, nudgedRepositories } from './changes.ts';
 import {
   branchEdited,
@@ -54,6 +56,18 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       request,
       (nudged) => validatedBatchBranch(nudged, request.gatingGroup),
       (target) => fireValidatedBatch(this.#options, request, target, signal),
+      signal,
+    );
+  }
+
+  /** A pre-merge nudge (docs/decisions.md D11, N34): one PR per (PR group, target) on preMergeBranch. */
+  firePreMerge(request: PreMergeNudgeRequest, signal?: AbortSignal): Promise<FireOutcome> {
+    return fireOnTarget(
+      this.#options,
+      this.#branches,
+      request,
+      (nudged) => preMergeNudgeBranch(request.group, nudged),
+      (target) => firePreMergeNudge(this.#options, request, target, signal),
       signal,
     );
   }

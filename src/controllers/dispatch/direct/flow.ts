@@ -7,12 +7,14 @@ import type { Credentials } from '../../../adapters/credentials/credentials.ts';
 import type { ForgeResolver, ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { PullRequest } from '../../../adapters/forges/types.ts';
 import type { KeyedMutex } from '../../../adapters/git/mutex.ts';
-import type { BaseCheckout, GitIdentity, GitWorkspaces } from '../../../adapters/git/workspace.ts';
+import type { BaseCheckout, FileText, GitIdentity, GitWorkspaces } from '../../../adapters/git/workspace.ts';
 import { DEFAULT_BASE_BRANCH, gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import { semanticCommitsDetected } from '../../../domain/nudge/commit-subject.ts';
+import type { SourcesRewrite } from '../../../domain/digest-rewrite/index.ts';
 import type { BranchCommit } from '../../../domain/nudge/direct-decision.ts';
 import type { NudgePullRequestText } from '../../../domain/nudge/pull-request-text.ts';
 import type { RenovateSettings } from '../../../domain/nudge/renovate-settings.ts';
+import { validatedCommitDate } from '../../../domain/nudge/validated-pull-request.ts';
 import type { ClusterComponent } from '../../../schema/component.ts';
 import type { ExecutorNotice, FireOutcome } from '../executor.ts';
 import { classifyFireError, DIRECT_FAILURE_REASONS } from './failures.ts';
@@ -141,6 +143,45 @@ export async function checkoutBase(
 }
 
 /**
+ * ONE commit of `files` on the base tip, dated by the newest of its builds' creation times, so that
+ * the same content on the same base is the same sha and a repeat after a crash pushes nothing (N28,
+ * N34).
+ */
+export function commitOfBuilds(
+  target: DirectTarget,
+  checkout: BaseCheckout,
+  files: readonly FileText[],
+  text: Pick<NudgePullRequestText, 'commit'>,
+  createdAts: readonly (string | undefined)[],
+): Promise<string> {
+  const date = validatedCommitDate(createdAts);
+  const { message } = text.commit;
+  return checkout.commitOnBase({ files, message, author: target.identity, ...(date === undefined ? {} : { date }) });
+}
+
+/**
+ * A rewrite of several builds that changes no file ends ok without a commit: `no references` when
+ * no selected file names any of them by digest, else `up to date` (N20, N28, N34).
+ */
+export function unchangedOutcome(
+  changes: Pick<SourcesRewrite, 'unreferenced'>,
+  sources: number,
+  notices: ExecutorNotice[],
+): FireOutcome {
+  const none = changes.unreferenced.length === sources;
+  return { result: { ok: true, detail: none ? DIRECT_DETAILS.noReferences : DIRECT_DETAILS.upToDate }, notices };
+}
+
+/** What a rewrite did with one source: rewrote it, found it unreferenced, or found it pinned already. */
+export function sourceChange(
+  changes: Pick<SourcesRewrite, 'previousDigests' | 'unreferenced'>,
+  name: string,
+): 'updated' | 'unreferenced' | 'up-to-date' {
+  if (changes.previousDigests.has(name)) return 'updated';
+  return changes.unreferenced.includes(name) ? 'unreferenced' : 'up-to-date';
+}
+
+/**
  * The commit on the branch and the pull request brought to `text` (body as given), with its labels
  * and auto-merge: the fire's ok outcome, its detail the pull request's URL.
  */
@@ -154,10 +195,12 @@ export async function publishCommit(
     readonly text: Pick<NudgePullRequestText, 'title' | 'labels'>;
     readonly body: string;
     readonly settings: RenovateSettings;
+    /** A pre-merge nudge's draft state (N34), kept or switched; undefined for nudges that are never drafts. */
+    readonly draft?: boolean;
   },
 ): Promise<FireOutcome> {
   const { branch, base, forge } = target;
-  const { commit, open, text, settings } = publish;
+  const { commit, open, text, settings, draft } = publish;
   const remoteHead = await checkout.remoteBranchHead(branch);
   if (remoteHead !== commit) {
     // With an open pull request, overwrite only the head whose commits were just vetted; without
@@ -170,8 +213,31 @@ export async function publishCommit(
     title: text.title,
     body: publish.body,
     labels: text.labels,
+    ...(draft === undefined ? {} : { draft }),
   });
-  return decorated(target, pullRequest, text.labels, settings);
+  if (draft === undefined) return decorated(target, pullRequest, text.labels, settings);
+  return decoratedDraft(target, pullRequest, text.labels, settings, draft);
+}
+
+/**
+ * A pre-merge nudge PR (N34) brought to its draft state, then labelled; auto-merge is asked for
+ * only once it is ready, since a draft cannot be auto-merged (GitHub refuses it) and merging
+ * before every triggering PR has merged is what the draft prevents.
+ */
+export async function decoratedDraft(
+  target: DirectTarget,
+  pullRequest: PullRequest,
+  labels: readonly string[],
+  settings: RenovateSettings,
+  draft: boolean,
+): Promise<FireOutcome> {
+  const { provider, repo } = target.forge;
+  let current = pullRequest;
+  if (!draft && current.draft) current = await provider.markReadyForReview(repo, current.number);
+  if (draft && !current.draft && provider.convertToDraft !== undefined) {
+    current = await provider.convertToDraft(repo, current.number);
+  }
+  return decorated(target, current, labels, draft ? { ...settings, automerge: false } : settings);
 }
 
 /** Labels and auto-merge on the pull request (both repeatable), then ok with its URL. */

@@ -25,6 +25,8 @@ export interface PullRequestContent {
   readonly title: string;
   readonly body: string;
   readonly labels: readonly string[];
+  /** Opened as a draft (a pre-merge nudge, N34); default ready. */
+  readonly draft?: boolean;
 }
 
 /** The open pull request `open` (observed) brought to `content`, or a new one. */
@@ -42,7 +44,7 @@ export async function upsertNudgePullRequest(
       head: content.head,
       title: content.title,
       body: content.body,
-      draft: false,
+      draft: content.draft ?? false,
     });
     pullRequest = created.pullRequest;
   }
