@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = Record<string, Json>;
 
 export interface MatchedOperation {
@@ -223,9 +223,9 @@ function newAjv(document: JsonObject, coerceTypes: boolean): Ajv {
 /**
  * OpenAPI 3.0's `nullable: true` has no JSON Schema equivalent that ajv accepts next to `oneOf`
  * or `$ref`, so every nullable schema becomes `anyOf: [schema, {type: null}]`. Copies; the
- * description itself is not changed.
+ * description itself is not changed. Shared with the GitLab emulator (also OpenAPI 3.0).
  */
-function toJsonSchemaDialect(value: Json): Json {
+export function toJsonSchemaDialect(value: Json): Json {
   if (Array.isArray(value)) return value.map(toJsonSchemaDialect);
   if (!isObject(value)) return value;
   const copy: JsonObject = {};

@@ -37,7 +37,7 @@ export function endpointOf(apiUrl: string): string {
 }
 
 /** The `code` of the first error in a cause chain that has one: undici wraps the socket's error. */
-function transportCode(error: unknown): string | undefined {
+export function transportCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     const code = (current as { code?: unknown }).code;
@@ -49,8 +49,8 @@ function transportCode(error: unknown): string | undefined {
 
 const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/;
 
-/** What happened, in words, for a request that got no HTTP answer. */
-function transportReason(code: string | undefined, endpoint: string): string {
+/** What happened, in words, for a request that got no HTTP answer (shared with gitlab/). */
+export function transportReason(code: string | undefined, endpoint: string): string {
   const host = endpoint.replace(/:\d+$/, '');
   switch (code) {
     case 'ECONNREFUSED':
@@ -87,24 +87,31 @@ function isTransportFailure(error: unknown, status: number | undefined): boolean
   );
 }
 
+/** How a provider's ForgeErrors are made: every reason redacted and on one line (shared with gitlab/). */
+export interface ForgeErrorMakers {
+  /** An HTTP answer (status) or a failure without one that is no transport problem. */
+  readonly build: (status: number | undefined, reason: string) => ForgeError;
+  /** No HTTP answer came back: `code` says what went wrong on the way to the endpoint. */
+  readonly unanswered: (code: string, reason: string) => ForgeError;
+}
+
+export function forgeErrorMakers(
+  forge: string,
+  context: { readonly operation: string; readonly repo: string; readonly endpoint: string },
+  redact: (text: string) => string,
+): ForgeErrorMakers {
+  const base = { forge, operation: context.operation, repo: context.repo };
+  return {
+    build: (status, reason) =>
+      new ForgeError({ ...base, ...(status === undefined ? {} : { status }), reason: oneLine(redact(reason)) }),
+    unanswered: (code, reason) =>
+      new ForgeError({ ...base, reason: oneLine(redact(reason)), transport: { code, host: context.endpoint } }),
+  };
+}
+
 export function toForgeError(error: unknown, context: FailureContext): ForgeError {
   if (error instanceof ForgeError) return error;
-  const build = (status: number | undefined, reason: string): ForgeError =>
-    new ForgeError({
-      forge: FORGE,
-      operation: context.operation,
-      repo: context.repo,
-      ...(status === undefined ? {} : { status }),
-      reason: oneLine(redactWith(context, reason)),
-    });
-  const unanswered = (code: string, reason: string): ForgeError =>
-    new ForgeError({
-      forge: FORGE,
-      operation: context.operation,
-      repo: context.repo,
-      reason: oneLine(redactWith(context, reason)),
-      transport: { code, host: context.endpoint },
-    });
+  const { build, unanswered } = forgeErrorMakers(FORGE, context, (text) => redactWith(context, text));
   if (error instanceof GitHubTimeoutError) {
     return unanswered('timeout', `${context.endpoint} did not answer: ${error.message}`);
   }
@@ -121,13 +128,10 @@ export function toForgeError(error: unknown, context: FailureContext): ForgeErro
 
 /** An answer that does not have the fields the provider reads: GitHub (or a proxy) misbehaved. */
 export function malformedResponse(context: FailureContext, what: string, problem: string): ForgeError {
-  return new ForgeError({
-    forge: FORGE,
-    operation: context.operation,
-    repo: context.repo,
-    status: 502,
-    reason: oneLine(redactWith(context, `unexpected ${what} from GitHub: ${problem}`)),
-  });
+  return forgeErrorMakers(FORGE, context, (text) => redactWith(context, text)).build(
+    502,
+    `unexpected ${what} from GitHub: ${problem}`,
+  );
 }
 
 /** GitHub's `message`, plus the first validation error's details: "Validation Failed: …". */

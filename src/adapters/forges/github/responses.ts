@@ -82,7 +82,14 @@ export class ResponseShapeError extends Error {
   }
 }
 
-function check<S extends TSchema>(key: string, schema: S, what: string, value: unknown, prefix = ''): Static<S> {
+/** `value` as `schema` says, or a ResponseShapeError naming the first field that is not (shared with gitlab/). */
+export function checkShape<S extends TSchema>(
+  key: string,
+  schema: S,
+  what: string,
+  value: unknown,
+  prefix = '',
+): Static<S> {
   const validate = validator(key, schema);
   if (validate(value)) return value as Static<S>;
   const error = validate.errors?.[0];
@@ -96,20 +103,20 @@ function check<S extends TSchema>(key: string, schema: S, what: string, value: u
 }
 
 export function parsePullRequest(value: unknown): PullRequestResponse {
-  return check('pull-request', PullRequestResponse, 'pull request', value);
+  return checkShape('pull-request', PullRequestResponse, 'pull request', value);
 }
 
 export function parsePullRequestList(value: unknown): PullRequestResponse[] {
   if (!Array.isArray(value)) throw new ResponseShapeError('pull request list', 'the response must be an array');
   return value.map((item, index) =>
-    check('pull-request', PullRequestResponse, 'pull request list', item, `[${String(index)}]`),
+    checkShape('pull-request', PullRequestResponse, 'pull request list', item, `[${String(index)}]`),
   );
 }
 
 export function parseCommitList(value: unknown): PullRequestCommit[] {
   if (!Array.isArray(value)) throw new ResponseShapeError('commit list', 'the response must be an array');
   return value.map((item, index) => {
-    const commit = check('commit', CommitResponse, 'commit list', item, `[${String(index)}]`);
+    const commit = checkShape('commit', CommitResponse, 'commit list', item, `[${String(index)}]`);
     return {
       sha: commit.sha,
       message: commit.commit.message,
@@ -123,24 +130,29 @@ export function parseCommitList(value: unknown): PullRequestCommit[] {
 
 /** The names of the labels an add-labels answer lists (every label the PR carries now). */
 export function parseLabelList(value: unknown): string[] {
-  return check('label-list', LabelListResponse, 'label list', value).map((label) => label.name);
+  return checkShape('label-list', LabelListResponse, 'label list', value).map((label) => label.name);
 }
 
 /** Which merge methods, and whether auto-merge, the repository allows. */
 export function parseRepositoryMergeSettings(value: unknown): RepositoryMergeSettings {
-  return check('query repository merge settings', RepositoryMergeSettingsResponse, 'repository settings', value)
+  return checkShape('query repository merge settings', RepositoryMergeSettingsResponse, 'repository settings', value)
     .repository;
 }
 
 /** Whether the PR enablePullRequestAutoMerge returned now has an auto-merge request. */
 export function parseAutoMergeMutation(value: unknown): boolean {
-  const parsed = check('mutation enablePullRequestAutoMerge', AutoMergeMutationResponse, 'auto-merge result', value);
+  const parsed = checkShape(
+    'mutation enablePullRequestAutoMerge',
+    AutoMergeMutationResponse,
+    'auto-merge result',
+    value,
+  );
   return parsed.enablePullRequestAutoMerge.pullRequest.autoMergeRequest !== null;
 }
 
 /** `isDraft` of the PR a draft mutation returned. */
 export function parseDraftMutation(field: string, value: unknown): boolean {
-  const parsed = check(`mutation ${field}`, DraftMutationResponse(field), `${field} result`, value);
+  const parsed = checkShape(`mutation ${field}`, DraftMutationResponse(field), `${field} result`, value);
   const result = parsed[field];
   if (result === undefined) throw new ResponseShapeError(`${field} result`, `${field} is missing`);
   return result.pullRequest.isDraft;
