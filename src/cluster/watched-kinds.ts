@@ -20,6 +20,7 @@ import {
   decodeReleasePlanAdmission,
 } from '../domain/cluster-objects.ts';
 import { VALIDATED_RECORD_LABEL, VALIDATED_RECORD_LABEL_VALUE } from '../domain/nudge/validated-record.ts';
+import { PRE_MERGE_RECORD_LABEL_VALUE } from '../domain/nudge/pre-merge-record.ts';
 import { SNAPSHOT_TYPE_COMPONENT, SNAPSHOT_TYPE_LABEL } from '../domain/nudge/validated-snapshot.ts';
 import type { ClusterConfigMap } from '../schema/config-map.ts';
 import type { ClusterSnapshot } from '../schema/snapshot.ts';
@@ -90,7 +91,18 @@ export const COMPONENT_SNAPSHOTS_SELECTOR: InformerRequest = {
 /** ConfigMaps, cached only through a label selector on nudger's own records. */
 export const CONFIG_MAPS_KIND: WatchedKind<ClusterConfigMap> = { resource: CONFIG_MAPS, decode: decodeConfigMap };
 
-/** The validated-nudge records (docs/decisions.md N27), one per (gating group, target). */
-export const VALIDATED_RECORDS_SELECTOR: InformerRequest = {
-  labelSelector: `${VALIDATED_RECORD_LABEL}=${VALIDATED_RECORD_LABEL_VALUE}`,
+/**
+ * The dispatcher's records, one ConfigMap per (group, target) pair: validated nudges
+ * (docs/decisions.md N27) and pre-merge nudges (N35).
+ */
+export const NUDGE_RECORDS_SELECTOR: InformerRequest = {
+  labelSelector: `${VALIDATED_RECORD_LABEL} in (${VALIDATED_RECORD_LABEL_VALUE},${PRE_MERGE_RECORD_LABEL_VALUE})`,
+};
+
+/**
+ * Pull-request builds, for pre-merge nudges (docs/decisions.md D11): Pipelines-as-Code's event
+ * types of a PR's runs, the PR itself and the comments that re-run it.
+ */
+export const PULL_REQUEST_BUILD_RUNS_SELECTOR: InformerRequest = {
+  labelSelector: `${PAC_EVENT_TYPE_KEY} in (pull_request,Merge_Request,retest-comment,ok-to-test-comment,retest-all-comment)`,
 };

@@ -9,44 +9,36 @@ import {
   BUILD_RUNS_KIND,
   CHANGE_GROUPS_KIND,
   COMPONENTS_KIND,
+  CONFIG_MAPS_KIND,
   NUDGE_CONFIGS_KIND,
+  NUDGE_RECORDS_SELECTOR,
   NUDGE_RUNS_SELECTOR,
   PIPELINE_RUNS_KIND,
   PUSH_BUILD_RUNS_SELECTOR,
   RELEASE_PLAN_ADMISSIONS_KIND,
-  COMPONENT_SNAPSHOTS_SELECTOR,
-  CONFIG_MAPS_KIND,
-  SNAPSHOTS_KIND,
-  VALIDATED_RECORDS_SELECTOR,
 } from '../../cluster/watched-kinds.ts';
-import { isDispatcherHeldRecord } from '../../domain/nudge/dispatch-release.ts';
-import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
-import { readSnapshot } from '../../domain/nudge/validated-snapshot.ts';
-import type { ClusterSnapshot } from '../../schema/snapshot.ts';
-import { ValidatedReconciler, validatedKeyOf } from './validated-reconciler.ts';
-import { writeValidatedNudgesStatus } from './validated-status-writer.ts';
-import { validatedNudgesStatus } from '../../domain/nudge/validated-status.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
 import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
 import { recordBuildKey } from '../../domain/nudge/dispatch-release.ts';
+import { isRenovateExecutorRun } from '../../domain/nudge/nudge-run-failure.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
-import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
-import { OptionalKindCache } from '../../runtime/optional-kind.ts';
+import { CacheSyncTimeoutError, Controller } from '../../runtime/controller.ts';
 import { objectKeyOf, type ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
-import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
-import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ControllerSettings } from '../settings.ts';
+import { managerExecutors, managerForgeResolver } from './default-executors.ts';
 import type { NudgeExecutors } from './executor.ts';
-import { managerExecutors } from './default-executors.ts';
-import { EXECUTOR_ANNOTATION, unsettledBuildsOf } from './inputs.ts';
+import { unsettledBuildsOf } from './inputs.ts';
 import { dispatchMetrics } from './metrics.ts';
 import { NudgeRunFailureReconciler } from './nudge-run-failures.ts';
+import { preMergeNudgesController } from './pre-merge-controller.ts';
+import { ForgeTriggerReader } from './pre-merge-triggers.ts';
 import { DispatchReconciler } from './reconciler.ts';
-import { isRenovateExecutorRun } from '../../domain/nudge/nudge-run-failure.ts';
+import { validatedNudgesController } from './validated-controller.ts';
+import { changeGroupChanged, generationChanged, nudgeConfigChanged } from './watch-predicates.ts';
 
 export interface DispatchControllerOptions {
   /** `--nudge-dispatch`: false leaves firing to integration-service (docs/decisions.md D9). */
@@ -63,6 +55,8 @@ export interface DispatchControllerOptions {
   /** How long one fire may take (and another replica's `firing` entry is left alone); default 5 min. */
   readonly fireTimeoutMs?: number;
   readonly workers?: number;
+  /** How often a triggering PR's forge is asked again while it can change (D11); default 60 s. */
+  readonly preMergePollMs?: number;
 }
 
 /**
@@ -86,32 +80,6 @@ function buildOfRecord(run: PipelineRun): ObjectKey[] {
 /** One of the renovate executor's runs wakes itself; any other nudge PipelineRun wakes nothing. */
 function renovateExecutorRunKey(run: PipelineRun): ObjectKey[] {
   return isRenovateExecutorRun(run) ? [objectKeyOf(run)] : [];
-}
-
-function nudgeConfigChanged(previous: ClusterNudgeConfig, current: ClusterNudgeConfig): boolean {
-  const executor = (config: ClusterNudgeConfig) => config.metadata?.annotations?.[EXECUTOR_ANNOTATION];
-  return generationChanged(previous, current) || executor(previous) !== executor(current);
-}
-
-/** The D2 decision reads a ChangeGroup's spec and its phase (active or not). */
-function changeGroupChanged(previous: ClusterChangeGroup, current: ClusterChangeGroup): boolean {
-  return generationChanged(previous, current) || previous.status?.phase !== current.status?.phase;
-}
-
-/** A Snapshot matters when its verdict does: passing or not, and what a passing one carries. */
-function snapshotVerdictChanged(previous: ClusterSnapshot, current: ClusterSnapshot): boolean {
-  const verdict = (snapshot: ClusterSnapshot) => {
-    const reading = readSnapshot(snapshot);
-    return reading.kind === 'passing'
-      ? `passing ${reading.snapshot.group} ${String(reading.snapshot.startTime)} ${[...reading.snapshot.images].join(' ')}`
-      : reading.reason;
-  };
-  return verdict(previous) !== verdict(current);
-}
-
-/** A build matters to validated nudges once it succeeds: then its digest can be verified. */
-function buildSucceededChanged(previous: PipelineRun, current: PipelineRun): boolean {
-  return buildPipelineRunOf(previous).succeeded !== buildPipelineRunOf(current).succeeded;
 }
 
 export const dispatchController: ControllerModule<ControllerSettings> = {
@@ -183,71 +151,59 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
     });
     runFailures.watch(nudgeRuns, { map: renovateExecutorRunKey });
-    // Validated nudges (docs/decisions.md D10, N27): one key per namespace (its NudgeConfig), woken
-    // by a Snapshot whose verdict changes, the pair records, a released hold, a build that
-    // succeeds, and the graph and D2 changes the build dispatcher is woken by.
-    // Optional (N22): without integration-service's CRD, or a grant to list Snapshots, the
-    // validated controller waits for them, told once, instead of timing out its cache sync.
-    const snapshots = new OptionalKindCache({
-      kind: SNAPSHOTS_KIND,
-      request: COMPONENT_SNAPSHOTS_SELECTOR,
+    // The namespace-keyed controllers, each declaring its own watches: validated nudges
+    // (docs/decisions.md D10, N27) and pre-merge nudges (D11, N35). Their records share one cache.
+    const caches = {
+      builds,
+      components,
+      nudgeConfigs,
+      changeGroups,
+      nudgeRuns,
+      records: informers.informer(CONFIG_MAPS_KIND, NUDGE_RECORDS_SELECTOR),
+    };
+    const context = {
       client,
       informers,
-      logger,
-      ...(namespace === undefined ? {} : { namespace }),
-      unavailableMessage:
-        'Snapshots cannot be listed; validated nudges wait for integration-service (D10), immediate nudges fire as before. Checking again every few minutes.',
-      availableMessage: 'Snapshots can be listed now; validated nudges start',
-    });
-    const records = informers.informer(CONFIG_MAPS_KIND, VALIDATED_RECORDS_SELECTOR);
-    const validated = new Controller({
-      reconciler: new ValidatedReconciler({
-        ...shared,
-        snapshots: snapshots.store,
-        records: records.store,
-        // The NudgeConfig's status.validatedNudges, from what the reconcile saw (waiting entries,
-        // last pass per group); written only when it changes.
-        afterNamespace: async ({ nudgeConfig, graph, records, newestBuildCreatedAt }, signal) => {
-          const status = validatedNudgesStatus({
-            graph,
-            record: (group, target) => records.get(`${group}\u0000${target}`),
-            newestBuildCreatedAt,
-          });
-          await writeValidatedNudgesStatus(client, nudgeConfig, status, signal);
-        },
-      }),
-      concurrency: options.workers ?? 4,
       registry,
       logger,
+      ...(namespace === undefined ? {} : { namespace }),
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
-    });
-    const namespaceKey = (object: KubeObject): ObjectKey[] => [validatedKeyOf(object.metadata?.namespace ?? '')];
-    const withNudgeConfig = (object: KubeObject): ObjectKey[] =>
-      nudgeConfigs.store.get(object.metadata?.namespace ?? '', NUDGE_CONFIG_NAME) === undefined
-        ? []
-        : namespaceKey(object);
-    validated.watch(snapshots.informer, { map: withNudgeConfig, updatePredicate: snapshotVerdictChanged });
-    validated.watch(records, { map: namespaceKey });
-    validated.watch(nudgeConfigs, { map: namespaceKey, updatePredicate: nudgeConfigChanged });
-    validated.watch(components, { map: withNudgeConfig, updatePredicate: generationChanged });
-    validated.watch(changeGroups, { map: withNudgeConfig, updatePredicate: changeGroupChanged });
-    validated.watch(nudgeRuns, { map: (run) => (isDispatcherHeldRecord(run) ? withNudgeConfig(run) : []) });
-    validated.watch(builds, { map: withNudgeConfig, updatePredicate: buildSucceededChanged });
+    };
+    const validated = validatedNudgesController(context, caches, shared, options.workers ?? 4);
+    const preMerge = preMergeNudgesController(
+      context,
+      caches,
+      {
+        client,
+        releasePlanAdmissions: shared.releasePlanAdmissions,
+        executors: shared.executors,
+        triggers: new ForgeTriggerReader(managerForgeResolver(client, settings)),
+        ...(options.policy === undefined ? {} : { policy: options.policy }),
+        ...(options.fireTimeoutMs === undefined ? {} : { fireTimeoutMs: options.fireTimeoutMs }),
+        ...(options.preMergePollMs === undefined ? {} : { pollMs: options.preMergePollMs }),
+        metrics,
+        logger,
+      },
+      options.workers ?? 4,
+    );
     // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
     const run = (started: Controller, signal: AbortSignal) =>
       started.start(signal).catch((error: unknown) => {
         if (!(error instanceof CacheSyncTimeoutError)) throw error;
         logger.error({ err: error, controller: started.name }, `${started.name} not running: a cache did not sync`);
       });
-    const runValidated = async (signal: AbortSignal) => {
-      if (await snapshots.whenListable(signal)) await run(validated, signal);
-    };
     return async (signal) => {
       await Promise.all([
         run(controller, signal),
         run(runFailures, signal),
-        snapshots.run(signal),
-        runValidated(signal),
+        validated.run(signal).catch((error: unknown) => {
+          if (!(error instanceof CacheSyncTimeoutError)) throw error;
+          logger.error(
+            { err: error, controller: validated.controller.name },
+            'validated-nudges not running: a cache did not sync',
+          );
+        }),
+        run(preMerge, signal),
       ]);
     };
   },
