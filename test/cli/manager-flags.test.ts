@@ -86,3 +86,26 @@ describe('--github-app-secret', () => {
     }
   });
 });
+
+describe('--gitlab-host (docs/decisions.md D12, N32)', () => {
+  it('maps a bare host to its /api/v4 REST base and takes host=url as given, beside GitHub hosts', () => {
+    assert.deepEqual(
+      parseForgeHostFlags({
+        github: ['ghe.example.com'],
+        gitlab: ['GitLab.Example.com', 'gl2.example.com=https://gl2.example.com/gitlab/api/v4'],
+      }),
+      new Map([
+        ['ghe.example.com', { kind: 'github', apiUrl: 'https://ghe.example.com/api/v3' }],
+        ['gitlab.example.com', { kind: 'gitlab', apiUrl: 'https://gitlab.example.com/api/v4' }],
+        ['gl2.example.com', { kind: 'gitlab', apiUrl: 'https://gl2.example.com/gitlab/api/v4' }],
+      ]),
+    );
+  });
+
+  it('names the --gitlab-host flag in its errors', () => {
+    assert.throws(
+      () => parseForgeHostFlags({ gitlab: ['gitlab.example.com=ftp://x'] }),
+      usageError(/^--gitlab-host: "ftp:\/\/x" is not an http\(s\) URL$/),
+    );
+  });
+});

@@ -78,7 +78,7 @@ describe('ForgeResolverAccess', () => {
       return error instanceof ForgeResolutionError && error.kind === 'no-credentials';
     });
     const elsewhere = new ForgeResolverAccess(resolverOf(new Credentials({ token: TOKEN })), { hosts });
-    await assert.rejects(elsewhere.resolve('https://gitlab.com/acme/x', 'tenant'), (error: unknown) => {
+    await assert.rejects(elsewhere.resolve('https://bitbucket.org/acme/x', 'tenant'), (error: unknown) => {
       return error instanceof ForgeResolutionError && error.kind === 'no-forge' && !error.message.includes(TOKEN);
     });
   });

@@ -7,11 +7,12 @@
 import type { ForgeKind } from '../../domain/pr-description/draft-title.ts';
 import type { Credentials } from '../credentials/credentials.ts';
 import { GitHubForge } from './github/index.ts';
+import { GITLAB_API_PATH, GitLabForge } from './gitlab/index.ts';
 import type { ForgeProvider } from './types.ts';
 
 /** What a hosted forge needs to serve one repository host. */
 export interface ForgeEndpoint {
-  /** REST base, e.g. `https://api.github.com` or `https://ghe.example.com/api/v3`. */
+  /** REST base, e.g. `https://api.github.com`, `https://ghe.example.com/api/v3`, `https://gitlab.com/api/v4`. */
   readonly apiUrl: string;
   /** Where git fetches and pushes; default `https://<host>`. */
   readonly gitBaseUrl?: string;
@@ -34,6 +35,13 @@ export const FORGE_REGISTRY = {
     defaultApiUrl: (host) => (host === 'github.com' ? 'https://api.github.com' : `https://${host}/api/v3`),
     create: (endpoint) => new GitHubForge(endpoint),
   },
+  // docs/decisions.md D12, N32: the token is the tenant's SCM Secret for the host (no App).
+  gitlab: {
+    title: 'GitLab',
+    publicHosts: ['gitlab.com'],
+    defaultApiUrl: (host) => `https://${host}${GITLAB_API_PATH}`,
+    create: (endpoint) => new GitLabForge(endpoint),
+  },
 } as const satisfies Partial<Record<ForgeKind, ForgeKindEntry>>;
 
 export type HostedForgeKind = keyof typeof FORGE_REGISTRY;
@@ -49,7 +57,7 @@ export function hostFlagOf(kind: HostedForgeKind): string {
   return `--${kind}-host`;
 }
 
-/** Every kind's public hosts (github.com), served by default. */
+/** Every kind's public hosts (github.com, gitlab.com), served by default. */
 export function publicForgeHosts(): Map<string, HostedForge> {
   const hosts = new Map<string, HostedForge>();
   for (const kind of HOSTED_FORGE_KINDS) {

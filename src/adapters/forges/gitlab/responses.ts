@@ -20,6 +20,8 @@ const MergeRequestResponse = Type.Object({
   source_branch: Type.String(),
   target_branch: Type.String(),
   sha: Maybe(Type.String()),
+  merge_commit_sha: Maybe(Type.String()),
+  squash_commit_sha: Maybe(Type.String()),
   labels: Maybe(Type.Array(Type.String())),
 });
 export type MergeRequestResponse = Static<typeof MergeRequestResponse>;
@@ -72,15 +74,19 @@ export function isDraftMergeRequest(response: MergeRequestResponse): boolean {
 }
 
 export function toPullRequest(response: MergeRequestResponse): PullRequest {
+  const state = stateOf(response.state);
+  // A squash merge leaves the squash commit at the base's tip (with a merge commit after it, if any).
+  const mergeCommitSha = state === 'merged' ? (response.merge_commit_sha ?? response.squash_commit_sha) : undefined;
   return {
     number: response.iid,
     url: response.web_url,
-    state: stateOf(response.state),
+    state,
     draft: isDraftMergeRequest(response),
     title: readyTitle(response.title, 'gitlab'),
     body: response.description ?? '',
     headBranch: response.source_branch,
     headSha: response.sha ?? '',
     baseBranch: response.target_branch,
+    ...(typeof mergeCommitSha === 'string' ? { mergeCommitSha } : {}),
   };
 }
