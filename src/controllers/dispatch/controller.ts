@@ -35,6 +35,7 @@ import { unsettledBuildsOf } from './inputs.ts';
 import { dispatchMetrics } from './metrics.ts';
 import { NudgeRunFailureReconciler } from './nudge-run-failures.ts';
 import { preMergeNudgesController } from './pre-merge-controller.ts';
+import { isPreMergeRecord } from './pre-merge-inputs.ts';
 import { ForgeTriggerReader } from './pre-merge-triggers.ts';
 import { DispatchReconciler } from './reconciler.ts';
 import { validatedNudgesController } from './validated-controller.ts';
@@ -104,6 +105,9 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // while release-service is absent: then only build repositories are rewritten, as there.
     const releasePlanAdmissions = informers.informer(RELEASE_PLAN_ADMISSIONS_KIND, { runByCaller: true });
     const metrics = dispatchMetrics(registry);
+    // The validated and pre-merge records (one ConfigMap per pair); the build dispatcher reads
+    // the pre-merge ones too (which push builds a pre-merge nudge pins, N35).
+    const records = informers.informer(CONFIG_MAPS_KIND, NUDGE_RECORDS_SELECTOR);
     // What both dispatch reconcilers (builds, validated pairs) read and fire with.
     const shared = {
       client,
@@ -112,6 +116,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       nudgeConfigs: nudgeConfigs.store,
       changeGroups: new StoreChangeGroupSource(changeGroups.store),
       nudgeRuns: nudgeRuns.store,
+      records: records.store,
       releasePlanAdmissions: releasePlanAdmissions.store,
       // The instances the ChangeGroup controller and the sweeper re-dispatch held targets with.
       executors: managerExecutors(client, settings) ?? {},
@@ -137,6 +142,8 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     controller.watch(nudgeConfigs, { map: wake, updatePredicate: nudgeConfigChanged });
     controller.watch(components, { map: wake, updatePredicate: generationChanged });
     controller.watch(changeGroups, { map: wake, updatePredicate: changeGroupChanged });
+    // A pre-merge record that learns of a merge decides the push build waiting on it (N35).
+    controller.watch(records, { map: (object) => (isPreMergeRecord(object) ? wake(object) : []) });
     // The renovate executor's runs that end Succeeded=False are told once (docs/decisions.md N24):
     // keys of their own, on the same nudge PipelineRun cache, never mixed with the builds' keys.
     const runFailures = new Controller({
@@ -159,7 +166,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       nudgeConfigs,
       changeGroups,
       nudgeRuns,
-      records: informers.informer(CONFIG_MAPS_KIND, NUDGE_RECORDS_SELECTOR),
+      records,
     };
     const context = {
       client,

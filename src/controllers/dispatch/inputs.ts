@@ -23,6 +23,8 @@ import type { Store } from '../../runtime/store.ts';
 import type { ClusterComponent } from '../../schema/component.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
+import type { ClusterConfigMap } from '../../schema/config-map.ts';
+import { preMergeOfBuild } from './pre-merge-inputs.ts';
 
 /** On the NudgeConfig: which executor fires this namespace's nudges (docs/decisions.md D9). */
 export const EXECUTOR_ANNOTATION = 'nudger.konflux-ci.dev/executor';
@@ -61,6 +63,8 @@ export interface DispatchCaches {
    * a hold by annotating its record (docs/decisions.md N19). Absent: no hold is ever released.
    */
   readonly nudgeRuns?: Store<PipelineRun>;
+  /** The dispatcher's records; the pre-merge ones say which push builds a pre-merge nudge pins (N35). */
+  readonly records?: Store<ClusterConfigMap>;
 }
 
 /**
@@ -111,6 +115,7 @@ export function dispatchInputOf(
   const components = caches.components.list(namespace);
   const nudgeConfig = caches.nudgeConfigs.get(namespace, NUDGE_CONFIG_NAME);
   const supersededBy = supersedingBuild(caches.builds, build, nudging);
+  const preMerge = preMergeOfBuild(caches.records, nudgeConfig, build);
   const view = pipelineRunView(build);
   const records = (caches.nudgeRuns?.list(namespace) ?? []).filter(isDispatcherHeldRecord);
   const released = releasedHolds(
@@ -131,6 +136,7 @@ export function dispatchInputOf(
     changeGroups: caches.changeGroups.inNamespace(namespace),
     ...(supersededBy === undefined ? {} : { supersededBy }),
     ...(released.size === 0 ? {} : { releasedHolds: released }),
+    ...(preMerge === undefined ? {} : { preMerge }),
     now,
     ...(policy === undefined ? {} : { policy }),
   };

@@ -8,7 +8,11 @@ import type { NamespaceGraph } from '../../domain/graph.ts';
 import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
 import { immediateTargets } from '../../domain/nudge/dispatch-targets.ts';
 import { verifyDispatchBuild } from '../../domain/nudge/dispatch-verify.ts';
-import type { ObservedPullRequestBuild } from '../../domain/nudge/pre-merge-decision.ts';
+import {
+  absorbedPushCommits,
+  openTriggerComponents,
+  type ObservedPullRequestBuild,
+} from '../../domain/nudge/pre-merge-decision.ts';
 import {
   emptyPreMergeRecord,
   parsePreMergeRecord,
@@ -167,12 +171,19 @@ export function preMergePairs(
     }
   }
   for (const record of records) {
-    if (record.metadata?.labels?.[VALIDATED_RECORD_LABEL] !== PRE_MERGE_RECORD_LABEL_VALUE) continue;
-    const group = record.metadata.annotations?.[RECORD_GROUP_ANNOTATION];
-    const target = record.metadata.annotations?.[RECORD_TARGET_ANNOTATION];
+    if (!isPreMergeRecord(record)) continue;
+    const group = record.metadata?.annotations?.[RECORD_GROUP_ANNOTATION];
+    const target = record.metadata?.annotations?.[RECORD_TARGET_ANNOTATION];
     if (group !== undefined && target !== undefined) pairOf(group, target);
   }
   return [...pairs.values()].sort((a, b) => compareStrings(a.group, b.group) || compareStrings(a.target, b.target));
+}
+
+/** A record ConfigMap of pre-merge nudges (not of validated ones). */
+export function isPreMergeRecord(object: {
+  readonly metadata?: { readonly labels?: Readonly<Record<string, string>> };
+}): boolean {
+  return object.metadata?.labels?.[VALIDATED_RECORD_LABEL] === PRE_MERGE_RECORD_LABEL_VALUE;
 }
 
 export function preMergeRecordObject(
@@ -189,4 +200,42 @@ export function readPreMergeRecord(
 ): PreMergeRecordReading {
   if (object === undefined) return { ok: true, record: emptyPreMergeRecord(pair.group, pair.target) };
   return parsePreMergeRecord(object.data?.[PRE_MERGE_RECORD_KEY], pair.group, pair.target);
+}
+
+/**
+ * How long a push build waits for the pre-merge controller to learn whether it built a merged
+ * trigger (docs/decisions.md N35): two of its polls and a margin. Past it, the build is nudged as
+ * any push build, since a trigger still open is not what this build merged.
+ */
+export const PRE_MERGE_PUSH_WAIT_MS = 150_000;
+
+/**
+ * What the pre-merge records of `build`'s namespace say about it (decideDispatch's `preMerge`):
+ * the targets whose pre-merge nudge PR pins it (it built a merged trigger's merge commit), and,
+ * while a trigger of its component is still open on record, until when its first decision waits.
+ */
+export function preMergeOfBuild(
+  records: Store<ClusterConfigMap> | undefined,
+  nudgeConfig: ClusterNudgeConfig | undefined,
+  build: PipelineRun,
+): { readonly absorbed: ReadonlySet<string>; readonly waitUntil?: number } | undefined {
+  if (records === undefined || !preMergeEnabled(nudgeConfig)) return undefined;
+  const view = buildPipelineRunOf(build);
+  const component = view.component;
+  const commit = pushCommitOf(build);
+  if (component === undefined) return undefined;
+  const absorbed = new Set<string>();
+  let waits = false;
+  for (const object of records.list(view.pipelineRun.namespace)) {
+    if (!isPreMergeRecord(object)) continue;
+    const group = object.metadata?.annotations?.[RECORD_GROUP_ANNOTATION] ?? '';
+    const target = object.metadata?.annotations?.[RECORD_TARGET_ANNOTATION] ?? '';
+    const reading = parsePreMergeRecord(object.data?.[PRE_MERGE_RECORD_KEY], group, target);
+    if (!reading.ok) continue;
+    if (commit !== undefined && absorbedPushCommits(reading.record).has(`${component}@${commit}`)) absorbed.add(target);
+    else if (openTriggerComponents(reading.record).has(component)) waits = true;
+  }
+  const finished = Date.parse(build.status?.completionTime ?? view.pipelineRun.creationTimestamp ?? '');
+  const waitUntil = waits && Number.isFinite(finished) ? finished + PRE_MERGE_PUSH_WAIT_MS : undefined;
+  return { absorbed, ...(waitUntil === undefined ? {} : { waitUntil }) };
 }

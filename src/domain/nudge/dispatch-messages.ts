@@ -12,6 +12,7 @@ export const SKIP_REASONS = {
   superseded: 'superseded',
   integrationService: 'integration-service',
   tooManyTargets: 'too-many-targets',
+  preMerge: 'pre-merge',
 } as const;
 
 /** The failure reason of an attempt found started but never recorded. */
@@ -38,6 +39,8 @@ export function skipText(context: MessageContext, target: string, reason: string
       return `the newer build ${context.supersededBy ?? ''} of ${context.component} nudges instead`;
     case SKIP_REASONS.integrationService:
       return 'integration-service already nudged from this build';
+    case SKIP_REASONS.preMerge:
+      return `this build of a merged pull request is pinned in ${target}'s pre-merge nudge pull request instead`;
     default:
       return reason;
   }

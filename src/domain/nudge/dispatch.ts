@@ -117,6 +117,14 @@ export interface DispatchInput {
    * (docs/decisions.md N19).
    */
   readonly releasedHolds?: ReadonlyMap<string, string>;
+  /**
+   * Pre-merge nudges (docs/decisions.md D11, N35) of this build's component: `absorbed`, the
+   * targets whose pre-merge nudge PR pins this build (it built a merged trigger's merge commit), so
+   * no separate post-merge nudge is opened for them; `waitUntil`, while a trigger of the component
+   * is still open on record and may turn out to be what this build merged, the first decision on
+   * the build waits until then (ms) for the pre-merge controller to ask the forge.
+   */
+  readonly preMerge?: { readonly absorbed: ReadonlySet<string>; readonly waitUntil?: number };
   /** Milliseconds since the epoch. */
   readonly now: number;
   readonly policy?: DispatchPolicy;
@@ -284,6 +292,13 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
       );
     }
   }
+  // No marker yet (a marker is advanced above): nothing is planned while the wait lasts, and the
+  // finalizer keeps the build from being pruned meanwhile.
+  const waitUntil = input.preMerge?.waitUntil;
+  if (targets.length > 0 && waitUntil !== undefined && waitUntil > input.now) {
+    const retry = { kind: 'scheduleRetry', afterMs: waitUntil - input.now } as const;
+    return { intents: hasFinalizer ? [retry] : [ADD_FINALIZER, retry] };
+  }
   return plan(ctx, targets);
 }
 
@@ -324,6 +339,7 @@ function plan(ctx: Context, targets: readonly string[]): DispatchDecision {
   for (const target of targets) {
     if (target === ctx.component) skip(ctx, pass, target, SKIP_REASONS.selfNudge);
     else if (!ctx.input.components.has(target)) skip(ctx, pass, target, SKIP_REASONS.targetNotFound);
+    else if (ctx.input.preMerge?.absorbed.has(target) === true) skip(ctx, pass, target, SKIP_REASONS.preMerge);
     else pass.due.push({ target, attempt: 1 });
   }
   const nudged = pass.due.map((d) => d.target);

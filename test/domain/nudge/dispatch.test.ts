@@ -589,3 +589,29 @@ describe('decideDispatch: idempotence', () => {
     assert.equal(serializeMarker(marker), markerText(after));
   });
 });
+
+describe('decideDispatch: pre-merge nudges (docs/decisions.md D11, N35)', () => {
+  it('a push build a pre-merge nudge PR pins is not nudged again into that target: skipped pre-merge', () => {
+    const decision = decide(build(FINALIZED), { preMerge: { absorbed: new Set(['bundle-x']) } });
+    assert.deepEqual(
+      firesOf(decision.intents).map((fire) => fire.target),
+      ['operator'],
+    );
+    const record = decision.intents.find((intent) => intent.kind === 'recordOutcomes');
+    assert.ok(record?.kind === 'recordOutcomes');
+    assert.deepEqual(record.entries.find((entry) => entry.name === 'bundle-x')?.state, {
+      kind: 'skipped',
+      reason: 'pre-merge',
+    });
+  });
+
+  it('while a trigger of the component is open on record, the first decision waits, finalizer on', () => {
+    const waiting = decide(build(FINALIZED), { preMerge: { absorbed: new Set(), waitUntil: T0 + 30_000 } });
+    assert.deepEqual(waiting.intents, [{ kind: 'scheduleRetry', afterMs: 30_000 }]);
+    const unguarded = decide(build(), { preMerge: { absorbed: new Set(), waitUntil: T0 + 30_000 } });
+    assert.deepEqual(kinds(unguarded.intents), ['addFinalizer', 'scheduleRetry']);
+    // Past the wait, the build is nudged as any push build.
+    const after = decide(build(FINALIZED), { preMerge: { absorbed: new Set(), waitUntil: T0 - 1 } });
+    assert.equal(firesOf(after.intents).length, 2);
+  });
+});
