@@ -232,11 +232,14 @@ export function runForgeContract(name: string, setup: () => Promise<ForgeContrac
       await fixture.merge(one.number);
       const merged = await provider.getPullRequest(repo, one.number);
       assert.deepEqual([merged.state, merged.headSha], ['merged', first]);
+      // The commit the merge left on the base: a pre-merge nudge finds its push build by it (D11).
+      assert.match(merged.mergeCommitSha ?? '', /^[0-9a-f]{40}$/, 'a merged PR names its merge commit');
       assert.equal((await provider.findPullRequestByHeadBranch(repo, BRANCH))?.state, 'merged');
 
       await fixture.pushBranch(BRANCH, 'two\n', first);
       const two = await create();
       assert.equal((await provider.findPullRequestByHeadBranch(repo, BRANCH))?.number, two.number, 'open wins');
+      assert.equal(two.mergeCommitSha, undefined, 'an open PR has no merge commit');
       await fixture.close(two.number);
       const newest = await provider.findPullRequestByHeadBranch(repo, BRANCH);
       assert.deepEqual([newest?.number, newest?.state], [two.number, 'closed'], 'then the most recent');

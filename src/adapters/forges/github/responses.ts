@@ -19,6 +19,8 @@ const PullRequestResponse = Type.Object({
   draft: Type.Optional(Type.Boolean()),
   merged: Type.Optional(Type.Boolean()),
   merged_at: Nullable(Type.String()),
+  /** The commit the merge left on the base (pre-merge nudges find its push build by it, D11). */
+  merge_commit_sha: Type.Optional(Nullable(Type.String())),
   created_at: Type.String(),
   head: Type.Object({ ref: Type.String(), sha: Type.String({ minLength: 1 }) }),
   base: Type.Object({ ref: Type.String() }),
@@ -171,5 +173,8 @@ export function toPullRequest(response: PullRequestResponse): PullRequest {
     headBranch: response.head.ref,
     headSha: response.head.sha,
     baseBranch: response.base.ref,
+    ...(merged && typeof response.merge_commit_sha === 'string' && response.merge_commit_sha !== ''
+      ? { mergeCommitSha: response.merge_commit_sha }
+      : {}),
   };
 }
