@@ -134,7 +134,8 @@ describe('the validated reconciler', () => {
     assert.equal(executor.batches[0]?.entries.length, 3);
     const stored = client.objects.get(`${CONFIG_MAPS.plural}/${NS}/${validatedRecordName(GROUP, 'bundle')}`);
     const text = stored === undefined ? undefined : decoded(CONFIG_MAPS_KIND, stored).data?.record;
-    assert.ok(text?.includes('"nudged"'));
+    assert.ok(text !== undefined);
+    assert.ok(text.includes('"nudged"'));
     assert.ok(!text.includes('"batch"'), 'the batch is over');
     sync();
     await reconciler.reconcile(validatedKeyOf(NS), AbortSignal.timeout(10_000));
