@@ -24,6 +24,9 @@ export const TriggerRecord = Type.Object({
   state: Type.Union([Type.Literal('open'), Type.Literal('merged'), Type.Literal('closed')]),
   /** The commit the merge made, once merged: its push build replaces the pull-request build. */
   mergeSha: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,64}$' })),
+  /** The PR's source branch and the commit its newest pull-request build built (a monorepo's synthetic commit copies from it). */
+  sourceBranch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  headSha: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,64}$' })),
   pullRequestBuild: PinnedBuild,
   pushBuild: Type.Optional(PinnedBuild),
 });

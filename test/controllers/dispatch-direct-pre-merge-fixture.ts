@@ -32,7 +32,13 @@ export const pipelineRunOf = (t: Trigger): string =>
   `${t.component}-on-${t.event === 'push' ? 'push' : 'pull-request'}-${t.digest ?? 'x'}`;
 
 function triggerOf(t: Trigger): PreMergeTrigger {
-  const base = { component: t.component, url: pullRequestUrl(t), number: t.number, state: t.state };
+  const base = {
+    component: t.component,
+    url: pullRequestUrl(t),
+    number: t.number,
+    state: t.state,
+    repoUrl: `https://github.com/acme/${t.component}`,
+  };
   if (t.digest === undefined) return base;
   const digest = digestOf(t.digest);
   const pipelineRun = pipelineRunOf(t);

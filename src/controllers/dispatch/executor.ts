@@ -106,6 +106,13 @@ export interface PreMergeTrigger {
   readonly url: string;
   readonly number: number;
   readonly state: TriggerState;
+  /** The PR's repository (Pipelines-as-Code's `repo-url`): the nudged one's in a monorepo. */
+  readonly repoUrl: string;
+  /**
+   * The PR's head as its newest pull-request build built it: in a monorepo, the synthetic commit
+   * copies the files the nudged component's `pathChanged()` selects from it (D11).
+   */
+  readonly head?: { readonly branch?: string; readonly sha?: string };
   /**
    * What the nudge PR pins for it: the pull-request build's digest while the PR is open, its push
    * build's once merged and built. Absent when closed unmerged: its references go back to the

@@ -128,6 +128,8 @@ export class PreMergeBuilds {
                 number: identity.number,
                 repoUrl: identity.repoUrl,
                 build: found.pinned,
+                sourceBranch: identity.sourceBranch,
+                ...(identity.headSha === undefined ? {} : { headSha: identity.headSha }),
               },
             },
           ],

@@ -325,6 +325,15 @@ export class PreMergeReconciler implements Reconciler {
         url: trigger.url ?? trigger.repoUrl,
         number: trigger.number,
         state: trigger.state,
+        repoUrl: trigger.repoUrl,
+        ...(trigger.sourceBranch === undefined && trigger.headSha === undefined
+          ? {}
+          : {
+              head: {
+                ...(trigger.sourceBranch === undefined ? {} : { branch: trigger.sourceBranch }),
+                ...(trigger.headSha === undefined ? {} : { sha: trigger.headSha }),
+              },
+            }),
         ...(image === undefined ? {} : { image }),
       });
     }

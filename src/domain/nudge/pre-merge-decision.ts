@@ -18,6 +18,17 @@ export interface ObservedPullRequestBuild {
   readonly number: number;
   readonly repoUrl: string;
   readonly build: PinnedBuild;
+  /** The PR's source branch, and the commit this build built (Pipelines-as-Code's `sha`). */
+  readonly sourceBranch?: string;
+  readonly headSha?: string;
+}
+
+/** The PR's head as the newest build saw it. */
+function headOf(observed: ObservedPullRequestBuild): Pick<TriggerRecord, 'sourceBranch' | 'headSha'> {
+  return {
+    ...(observed.sourceBranch === undefined ? {} : { sourceBranch: observed.sourceBranch }),
+    ...(observed.headSha === undefined ? {} : { headSha: observed.headSha }),
+  };
 }
 
 /** What the forge says of a triggering PR now. */
@@ -88,11 +99,12 @@ function observedTriggers(input: PreMergeInput): Record<string, TriggerRecord> {
         number: observed.number,
         repoUrl: observed.repoUrl,
         state: 'open',
+        ...headOf(observed),
         pullRequestBuild: observed.build,
       };
     } else if (newer(observed.build, known.pullRequestBuild)) {
       // A new push to the PR: its newer build's digest replaces the older one.
-      triggers[key] = { ...known, pullRequestBuild: observed.build };
+      triggers[key] = { ...known, ...headOf(observed), pullRequestBuild: observed.build };
     }
   }
   for (const [key, trigger] of Object.entries(triggers)) {

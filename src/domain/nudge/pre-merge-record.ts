@@ -88,6 +88,8 @@ function canonicalTrigger(trigger: TriggerRecord): TriggerRecord {
     ...(trigger.url === undefined ? {} : { url: trigger.url }),
     state: trigger.state,
     ...(trigger.mergeSha === undefined ? {} : { mergeSha: trigger.mergeSha }),
+    ...(trigger.sourceBranch === undefined ? {} : { sourceBranch: trigger.sourceBranch }),
+    ...(trigger.headSha === undefined ? {} : { headSha: trigger.headSha }),
     pullRequestBuild: pinnedBuild(trigger.pullRequestBuild),
     ...(trigger.pushBuild === undefined ? {} : { pushBuild: pinnedBuild(trigger.pushBuild) }),
   };

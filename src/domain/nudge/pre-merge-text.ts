@@ -57,6 +57,8 @@ export interface PullRequestBuildIdentity {
   readonly sourceBranch: string;
   readonly number: number;
   readonly repoUrl: string;
+  /** The commit the build built (Pipelines-as-Code's `sha`), lower-cased. */
+  readonly headSha?: string;
 }
 
 function pacValue(run: PipelineRun, key: string): string | undefined {
@@ -79,7 +81,16 @@ export function pullRequestBuildIdentity(run: PipelineRun): PullRequestBuildIden
     return undefined;
   }
   const group = prGroupOf(sourceBranch);
-  return group === undefined ? undefined : { component: view.component, group, sourceBranch, number, repoUrl };
+  if (group === undefined) return undefined;
+  const headSha = pushCommitOf(run);
+  return {
+    component: view.component,
+    group,
+    sourceBranch,
+    number,
+    repoUrl,
+    ...(headSha === undefined ? {} : { headSha }),
+  };
 }
 
 /** The commit a push build built (Pipelines-as-Code's `sha`), lower-cased. */
