@@ -63,6 +63,12 @@ export const SANDBOX_DISPATCH_POLICY: DispatchPolicy = Object.freeze({
   maxRetryDelayMs: 2000,
 });
 
+/**
+ * How often the pre-merge reconciler asks the forge about a triggering PR (D11): a merge or close
+ * the sandbox plays is seen within a second, instead of the manager's default minute.
+ */
+export const SANDBOX_PRE_MERGE_POLL_MS = 1000;
+
 export async function startSandboxEnvironment(options: SandboxEnvironmentOptions): Promise<SandboxEnvironment> {
   const { logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -122,6 +128,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
             renovate: new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) }),
           },
           policy: SANDBOX_DISPATCH_POLICY,
+          preMergePollMs: SANDBOX_PRE_MERGE_POLL_MS,
         },
       });
     manager = await launch();

@@ -36,9 +36,12 @@ import {
   IMAGE_DIGEST_RESULT,
   IMAGE_URL_RESULT,
   PAC_EVENT_TYPE_KEY,
+  PAC_PULL_REQUEST_KEY,
+  PAC_SOURCE_BRANCH_KEY,
   PIPELINE_TYPE_LABEL,
   TARGET_BRANCH_ANNOTATION,
 } from '../domain/nudge-pipelinerun.ts';
+import { PAC_REPO_URL_KEY } from '../domain/nudge/pre-merge-text.ts';
 import { BUILD_NUDGE_FILES_ANNOTATION } from '../domain/digest-rewrite/index.ts';
 import type { BUILD_NUDGES_REF } from '../schema/component.ts';
 import { whenNotFound } from './poll-loop.ts';
@@ -99,6 +102,22 @@ export interface RecordBuildInput {
   readonly nudgeFiles?: string;
   /** False: the build fails (Succeeded=False, no image results, no promotion, no nudge). Default true. */
   readonly succeeded?: boolean;
+  /**
+   * A build of this pull request instead of a push (pre-merge nudges, docs/decisions.md D11):
+   * Pipelines-as-Code's pull_request run of its head commit (`commit`), into `branch` (the base),
+   * tagged `on-pr-<commit>` as Konflux's PR pipelines tag; nothing is promoted or nudged by the
+   * stand-in.
+   */
+  readonly pullRequest?: PullRequestOfBuild;
+}
+
+/** The pull request a pull-request build is for, as Pipelines-as-Code annotates its run. */
+export interface PullRequestOfBuild {
+  readonly number: number;
+  /** The PR's head branch. */
+  readonly sourceBranch: string;
+  /** The repository's URL (`pipelinesascode.tekton.dev/repo-url`). */
+  readonly repoUrl: string;
 }
 
 export interface NudgeRunRecord {
@@ -232,13 +251,14 @@ export class KonfluxStandIn {
     if (image === '') fail('image', 'not given, and the Component has no spec.containerImage');
     if (image.includes('@')) fail('image', 'must be <repository>[:<tag>], without a digest (IMAGE_URL)');
     const { repository, tag } = splitTag(image);
-    const imageUrl = `${repository}:${tag ?? commit}`;
+    const pullRequest = input.pullRequest;
+    const imageUrl = `${repository}:${tag ?? (pullRequest === undefined ? commit : `on-pr-${commit}`)}`;
     const application = stringOr(component.spec?.application, '');
     const gitUrl = stringOr(component.spec?.source?.git?.url, '');
     const branch = input.branch ?? stringOr(component.spec?.source?.git?.revision, 'main');
 
     const succeeded = input.succeeded ?? true;
-    const nudges = (input.nudge ?? true) && succeeded;
+    const nudges = (input.nudge ?? true) && succeeded && pullRequest === undefined;
     // integration-service's marker goes on before the build succeeds: see the header.
     const targets = nudges ? await this.#nudgeTargets(namespace, name, component) : [];
     const annotations: Record<string, string> = {
@@ -254,8 +274,9 @@ export class KonfluxStandIn {
       gitUrl,
       branch,
       commit,
-      repository,
+      outputImage: `${repository}:${pullRequest === undefined ? '' : 'on-pr-'}${commit}`,
       annotations,
+      ...(pullRequest === undefined ? {} : { pullRequest }),
     });
     const buildName = build.metadata?.name ?? '';
     const started = this.#now().toISOString();
@@ -291,7 +312,8 @@ export class KonfluxStandIn {
           : [],
       },
     });
-    if (succeeded) {
+    // Only a push build's image is promoted: a PR's image is not what the Component tracks.
+    if (succeeded && pullRequest === undefined) {
       await this.#client.patchStatus(COMPONENTS, namespace, name, 'merge', {
         status: { lastPromotedImage: `${repository}@${digest}`, lastBuiltCommit: commit },
       });
@@ -335,28 +357,41 @@ export class KonfluxStandIn {
     gitUrl: string;
     branch: string;
     commit: string;
-    repository: string;
+    outputImage: string;
     annotations: Readonly<Record<string, string>>;
+    pullRequest?: PullRequestOfBuild;
   }): Promise<KubeObject> {
     const link = `${build.gitUrl}?rev=${build.commit}`;
+    const pr = build.pullRequest;
+    const event = pr === undefined ? 'push' : 'pull_request';
+    // A PR's run carries Pipelines-as-Code's pull-request, source-branch and repo-url, and its
+    // branch and build-service's target_branch are the PR's base (pre-merge nudges read them: D11).
     const object = {
       apiVersion: 'tekton.dev/v1',
       kind: 'PipelineRun',
       metadata: {
         // PaC appends a random suffix to the `.tekton/<component>-push.yaml` PipelineRun's name.
-        generateName: `${build.name}-on-push-`,
+        generateName: `${build.name}-on-${pr === undefined ? 'push' : 'pull-request'}-`,
         namespace: build.namespace,
         labels: {
           ...(build.application === '' ? {} : { [APPLICATION_LABEL]: build.application }),
           [COMPONENT_LABEL]: build.name,
           [PIPELINE_TYPE_LABEL]: 'build',
-          [PAC_EVENT_TYPE_KEY]: 'push',
+          [PAC_EVENT_TYPE_KEY]: event,
           [PAC_SHA_KEY]: build.commit,
           'app.kubernetes.io/managed-by': PAC_MANAGED_BY_VALUE,
+          ...(pr === undefined ? {} : { [PAC_PULL_REQUEST_KEY]: String(pr.number) }),
         },
         annotations: {
-          [PAC_EVENT_TYPE_KEY]: 'push',
+          [PAC_EVENT_TYPE_KEY]: event,
           [PAC_SHA_KEY]: build.commit,
+          ...(pr === undefined
+            ? {}
+            : {
+                [PAC_PULL_REQUEST_KEY]: String(pr.number),
+                [PAC_SOURCE_BRANCH_KEY]: pr.sourceBranch,
+                [PAC_REPO_URL_KEY]: pr.repoUrl,
+              }),
           'pipelinesascode.tekton.dev/branch': build.branch,
           [TARGET_BRANCH_ANNOTATION]: build.branch,
           [COMMIT_SHA_ANNOTATION]: build.commit,
@@ -369,7 +404,7 @@ export class KonfluxStandIn {
         params: [
           { name: 'git-url', value: build.gitUrl },
           { name: 'revision', value: build.commit },
-          { name: 'output-image', value: `${build.repository}:${build.commit}` },
+          { name: 'output-image', value: build.outputImage },
         ],
         pipelineRef: { name: 'docker-build' },
         taskRunTemplate: { serviceAccountName: `build-pipeline-${build.name}` },

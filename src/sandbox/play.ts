@@ -47,7 +47,17 @@ import { whenNotFound } from './poll-loop.ts';
 import { dispatchSettled, MarkerReadError, nudgesOfBuild, type ObservedBuild } from './scenario/nudges.ts';
 import { scenarioObjects, type ScenarioObjects } from './scenario/objects.ts';
 import type { ChangeGroupResult, NudgeResult, RepositoryPullRequestResult, SandboxResult } from './scenario/result.ts';
-import { immediateNudges, type Scenario, type ScenarioStep, type SnapshotStep } from './scenario/schema.ts';
+import {
+  immediateNudges,
+  pullRequestStepOf,
+  repositoryOwner,
+  type BuildStep,
+  type Scenario,
+  type ScenarioStep,
+  type SnapshotStep,
+} from './scenario/schema.ts';
+import { PullRequestSteps, type RecordedStepBuild } from './pull-request-steps.ts';
+import { prGroupOf } from '../domain/nudge/pre-merge-text.ts';
 import {
   dueEntries,
   entryOutcome,
@@ -160,6 +170,8 @@ export class ScenarioPlayer {
   readonly #validatedPairs: readonly ValidatedPair[];
   /** What each passing Snapshot moved, in step order. */
   readonly #validatedFacts: ValidatedNudgeFact[] = [];
+  /** The steps on humans' pull requests, and the pre-merge nudges they made (D11). */
+  readonly #pullRequestSteps: PullRequestSteps;
 
   constructor(env: SandboxEnvironment, scenario: Scenario, options: PlayOptions = {}) {
     this.#env = env;
@@ -171,6 +183,15 @@ export class ScenarioPlayer {
     this.#nudgedComponents = [...new Set(scenario.components.flatMap((c) => c.nudges))].sort();
     this.#validatedPairs = validatedPairs(scenario);
     this.#workspaces = new GitWorkspaces({ cacheDir: `${env.forge.root}/../human-git-${scenario.namespace}` });
+    this.#pullRequestSteps = new PullRequestSteps({
+      env,
+      scenario,
+      repos: this.#repos,
+      workspaces: this.#workspaces,
+      settleTimeoutMs: options.settleTimeoutMs ?? 120_000,
+      targets: (component) => this.#dispatchTargets(component),
+      recordPushBuild: (component, commit) => this.#recordBuild({ build: component }, commit),
+    });
   }
 
   get namespace(): string {
@@ -188,8 +209,10 @@ export class ScenarioPlayer {
     });
     for (const seed of this.#objects.repositories) {
       const repo = await forge.createRepository(namespace, seed.component, seed.files);
-      this.#repos.set(seed.component, repo);
-      pac.watch(repo, seed.component);
+      for (const component of seed.components) {
+        this.#repos.set(component, repo);
+        pac.watch(repo, component);
+      }
     }
     for (const configMap of this.#objects.configMaps) await client.create(CONFIG_MAPS, configMap);
     for (const component of this.#objects.components) await client.create(COMPONENTS, component);
@@ -242,26 +265,11 @@ export class ScenarioPlayer {
   }
 
   async #playStep(step: ScenarioStep): Promise<void> {
+    const pullRequestStep = pullRequestStepOf(step);
     if ('build' in step) {
-      const last = this.#lastBuildAt.get(step.build);
-      if (last !== undefined) await sleep(Math.max(0, last + TIMESTAMP_RESOLUTION_MS - Date.now()));
-      const recorded = await this.#env.konflux.recordBuild({
-        namespace: this.namespace,
-        component: step.build,
-        nudge: this.#scenario.nudgedBy === 'build-service',
-        ...(step.digest === undefined ? {} : { digest: step.digest }),
-        ...(step.nudgeFiles === undefined ? {} : { nudgeFiles: step.nudgeFiles }),
-        ...(step.succeeded === undefined ? {} : { succeeded: step.succeeded }),
-      });
-      this.#lastBuildAt.set(step.build, Date.now());
-      const played = {
-        name: recorded.pipelineRun,
-        component: step.build,
-        digest: recorded.digest,
-        succeeded: recorded.succeeded,
-      };
-      this.#builds.push(played);
-      await this.#awaitDispatch(played);
+      await this.#recordBuild(step);
+    } else if (pullRequestStep !== undefined) {
+      await this.#pullRequestSteps.play(pullRequestStep);
     } else if ('snapshot' in step) {
       await this.#snapshotStep(step.snapshot);
     } else if ('wait' in step) {
@@ -288,12 +296,40 @@ export class ScenarioPlayer {
       const { from, to } = step.humanCommitOnNudge;
       const { repo, headBranch } = await this.#nudgePullRequest(from, to);
       await this.#humanCommit(repo, headBranch, step.files, step.message);
-    } else {
+    } else if ('removeNudgingComponent' in step) {
       await this.#removeNudgingComponent(
         step.removeNudgingComponent.changeGroup,
         step.removeNudgingComponent.component,
       );
     }
+  }
+
+  /**
+   * A push build of the step's component (of `commit`, when given: a merge commit), waited for
+   * until the dispatcher has settled it.
+   */
+  async #recordBuild(step: BuildStep, commit?: string): Promise<RecordedStepBuild> {
+    const last = this.#lastBuildAt.get(step.build);
+    if (last !== undefined) await sleep(Math.max(0, last + TIMESTAMP_RESOLUTION_MS - Date.now()));
+    const recorded = await this.#env.konflux.recordBuild({
+      namespace: this.namespace,
+      component: step.build,
+      nudge: this.#scenario.nudgedBy === 'build-service',
+      ...(commit === undefined ? {} : { commit }),
+      ...(step.digest === undefined ? {} : { digest: step.digest }),
+      ...(step.nudgeFiles === undefined ? {} : { nudgeFiles: step.nudgeFiles }),
+      ...(step.succeeded === undefined ? {} : { succeeded: step.succeeded }),
+    });
+    this.#lastBuildAt.set(step.build, Date.now());
+    const played = {
+      name: recorded.pipelineRun,
+      component: step.build,
+      digest: recorded.digest,
+      succeeded: recorded.succeeded,
+    };
+    this.#builds.push(played);
+    await this.#awaitDispatch(played);
+    return { name: played.name, digest: played.digest };
   }
 
   /**
@@ -611,9 +647,8 @@ export class ScenarioPlayer {
     const builds: Record<string, number> = {};
     // Counted by repository: two scenarios in one sandbox may share component names.
     for (const component of this.#scenario.components) {
-      const repository = `${this.namespace}/${component.name}`;
       builds[component.name] = this.#env.pac.builds.filter(
-        (b) => b.repository === repository && b.component === component.name,
+        (b) => b.repository === `${this.namespace}/${repositoryOwner(component)}` && b.component === component.name,
       ).length;
     }
     const files: Record<string, Record<string, string>> = {};
@@ -633,7 +668,8 @@ export class ScenarioPlayer {
   async #pullRequests(): Promise<RepositoryPullRequestResult[]> {
     const { forge } = this.#env;
     const out: RepositoryPullRequestResult[] = [];
-    for (const component of this.#scenario.components) {
+    // A monorepo's components share one repository: listed once, under the component owning it.
+    for (const component of this.#scenario.components.filter((c) => c.repository === undefined)) {
       const repo = this.#repos.get(component.name);
       if (repo === undefined) continue;
       for (const pr of await forge.listPullRequests(repo)) {
@@ -641,6 +677,7 @@ export class ScenarioPlayer {
           repository: component.name,
           url: pr.url,
           branch: pr.headBranch,
+          group: this.#groupOf(pr.headBranch),
           title: pr.title,
           state: pr.state,
           draft: pr.draft,
@@ -681,7 +718,14 @@ export class ScenarioPlayer {
       };
       return nudgesOfBuild(observed, executor, (from, to) => urls.get(`${from} ${to}`) ?? null);
     });
-    return [...immediate, ...(await this.#validatedNudges(executor))];
+    return [...immediate, ...(await this.#validatedNudges(executor)), ...this.#pullRequestSteps.nudges];
+  }
+
+  /** `pullRequests[].group`: a `<group>@<target>` nudge branch's group, or a human PR branch's. */
+  #groupOf(branch: string): string | null {
+    const at = branch.indexOf('@');
+    if (at > 0) return prGroupOf(branch) ?? null;
+    return this.#pullRequestSteps.isHumanBranch(branch) ? (prGroupOf(branch) ?? null) : null;
   }
 
   /** What each passing Snapshot moved, in step order, then by target and scenario order. */

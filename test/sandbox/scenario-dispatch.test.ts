@@ -252,6 +252,7 @@ describe('nudges from the done-marker', () => {
       digest: DIGEST,
       executor: 'direct',
       mode: 'immediate',
+      event: 'push',
       snapshot: null,
     };
     assert.deepEqual(nudges, [

@@ -116,6 +116,8 @@ describe('parseScenario: accepted scenarios', () => {
       changeGroups: [],
       componentGroups: [],
       steps: [],
+      preMerge: false,
+      forge: 'local',
     });
   });
 
@@ -174,7 +176,7 @@ describe('parseScenario: refused scenarios', () => {
     [
       'a step that is not a mapping',
       `${base}steps:\n  - build\n`,
-      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait, mergeNudgePullRequest, humanCommitOnNudge, snapshot',
+      's.yaml:9:5: steps[0]: must be a mapping with one of build, closePullRequest, mergePullRequest, humanCommit, tickRebase, tickBuildNow, removeNudgingComponent, wait, mergeNudgePullRequest, humanCommitOnNudge, snapshot, openPullRequest, pushToPullRequest, mergeNudgingPullRequest, closeNudgingPullRequest',
     ],
     [
       'removeNudgingComponent without its component',

@@ -442,6 +442,7 @@ describe('validated nudges in the result', () => {
       digest: D('a'),
       executor: 'direct',
       mode: 'validated',
+      event: 'push',
       snapshot: 'operands-2',
       outcome: 'pullRequest',
       pullRequest: url,

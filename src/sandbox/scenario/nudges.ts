@@ -66,6 +66,7 @@ export function nudgesOfBuild(
       digest: observed.digest,
       executor,
       mode: 'immediate' as const,
+      event: 'push' as const,
       snapshot: null,
     };
     switch (state.kind) {

@@ -17,7 +17,15 @@ import {
 } from '../../schema/changegroup.ts';
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
 import { NUDGE_CONFIG_API_VERSION, NUDGE_CONFIG_KIND, type NudgeConfig } from '../../schema/nudgeconfig.ts';
-import type { ResolvedComponent, Scenario, ScenarioChangeGroup, ScenarioComponentGroup } from './schema.ts';
+import { PRE_MERGE_ANNOTATION } from '../../controllers/dispatch/pre-merge-inputs.ts';
+import {
+  repositoryOwner,
+  type ResolvedComponent,
+  type Scenario,
+  type ScenarioChangeGroup,
+  type ScenarioComponentGroup,
+} from './schema.ts';
+import { pullRequestPipelineRunFile, pullRequestPipelineRunPath } from './tekton-files.ts';
 
 /** integration-service's ComponentGroup, as sandbox/crds/appstudio.redhat.com_componentgroups.yaml serves it. */
 export const COMPONENT_GROUP_API_VERSION = 'appstudio.redhat.com/v1beta2';
@@ -57,7 +65,10 @@ export interface ComponentObject {
 
 /** One git repository to create, with the files of its first commit on `branch`. */
 export interface RepositorySeed {
+  /** The component the repository is named after (its owner in a monorepo). */
   readonly component: string;
+  /** Every component whose source it is: the owner, then those naming it as `repository`. */
+  readonly components: readonly string[];
   readonly url: string;
   readonly branch: string;
   readonly files: Readonly<Record<string, string>>;
@@ -109,7 +120,12 @@ export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptio
       metadata: {
         name: NUDGE_CONFIG_NAME,
         namespace,
-        ...(scenario.executor !== undefined && { annotations: { [EXECUTOR_ANNOTATION]: scenario.executor } }),
+        ...((scenario.executor !== undefined || scenario.preMerge) && {
+          annotations: {
+            ...(scenario.executor !== undefined && { [EXECUTOR_ANNOTATION]: scenario.executor }),
+            ...(scenario.preMerge && { [PRE_MERGE_ANNOTATION]: 'true' }),
+          },
+        }),
       },
       spec: {
         nudges: scenario.components.flatMap((component) =>
@@ -124,12 +140,44 @@ export function scenarioObjects(scenario: Scenario, options: ScenarioObjectOptio
     },
     changeGroups: scenario.changeGroups.map((group) => changeGroupObject(namespace, group)),
     componentGroups: scenario.componentGroups.map((group) => componentGroupObject(scenario, group)),
-    repositories: scenario.components.map((component) => ({
-      component: component.name,
-      url: options.repoUrl(component.name),
-      branch: component.gitRevision,
-      files: component.files ?? generatedFiles(component, nudgersOf.get(component.name) ?? []),
-    })),
+    repositories: scenario.components
+      .filter((component) => component.repository === undefined)
+      .map((owner) => repositorySeed(scenario, owner, nudgersOf, options.repoUrl)),
+  };
+}
+
+/**
+ * The repository of `owner` and of every component that names it as `repository` (a monorepo):
+ * the owner's files at the root, another component's generated files under `<name>/` (its own
+ * files as written), and a `.tekton/` pull-request PipelineRun for each one with `pathChanged`.
+ */
+function repositorySeed(
+  scenario: Scenario,
+  owner: ResolvedComponent,
+  nudgersOf: ReadonlyMap<string, ResolvedComponent[]>,
+  repoUrl: (component: string) => string,
+): RepositorySeed {
+  const members = scenario.components.filter((component) => repositoryOwner(component) === owner.name);
+  const files: Record<string, string> = {};
+  for (const member of members) {
+    const own = member.files ?? generatedFiles(member, nudgersOf.get(member.name) ?? []);
+    const prefix = member === owner || member.files !== undefined ? '' : `${member.name}/`;
+    for (const [path, text] of Object.entries(own)) files[`${prefix}${path}`] = text;
+    if (member.pathChanged !== undefined)
+      files[pullRequestPipelineRunPath(member.name)] = pullRequestPipelineRunFile({
+        component: member.name,
+        application: scenario.application,
+        branch: member.gitRevision,
+        image: member.image,
+        pathChanged: member.pathChanged,
+      });
+  }
+  return {
+    component: owner.name,
+    components: members.map((member) => member.name),
+    url: repoUrl(owner.name),
+    branch: owner.gitRevision,
+    files,
   };
 }
 
@@ -165,7 +213,7 @@ function componentObject(
       componentName: component.name,
       application: scenario.application,
       containerImage: component.image,
-      source: { git: { url: repoUrl(component.name), revision: component.gitRevision } },
+      source: { git: { url: repoUrl(repositoryOwner(component)), revision: component.gitRevision } },
     },
   };
 }

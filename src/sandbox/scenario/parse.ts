@@ -17,7 +17,9 @@ import { referenceProblems, type ScenarioProblem } from './references.ts';
 import {
   DEFAULT_GIT_REVISION,
   DEFAULT_NUDGED_BY,
+  DEFAULT_SCENARIO_FORGE,
   GIT_REVISION_PATTERN,
+  PATH_GLOB_PATTERN,
   IMAGE_REPOSITORY_PATTERN,
   nudgeTarget,
   STEP_SCHEMAS,
@@ -73,10 +75,14 @@ export function resolveDefaults(doc: ScenarioDocument): Scenario {
       gitRevision: component.gitRevision ?? DEFAULT_GIT_REVISION,
       ...(component.renovateConfig !== undefined && { renovateConfig: component.renovateConfig }),
       simpleBranch: component.simpleBranch ?? false,
+      ...(component.repository !== undefined && { repository: component.repository }),
+      ...(component.pathChanged !== undefined && { pathChanged: component.pathChanged }),
     })),
     changeGroups: doc.changeGroups ?? [],
     componentGroups: doc.componentGroups ?? [],
     steps: doc.steps ?? [],
+    preMerge: doc.preMerge ?? false,
+    forge: doc.forge ?? DEFAULT_SCENARIO_FORGE,
   };
 }
 
@@ -231,6 +237,7 @@ const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   [IMAGE_DIGEST_PATTERN]: 'must be a digest sha256:<64 lower-case hex digits>',
   [TIMEOUT_PATTERN]: 'must be a duration such as 30s, 2m or 1h30m',
   [GIT_REVISION_PATTERN]: 'must be a branch name',
+  [PATH_GLOB_PATTERN]: 'must be a glob without `"`, `\\` or line breaks (it is quoted into CEL)',
 };
 
 function toProblem(error: ErrorObject, path: FieldPath): LocatedProblem {

@@ -5,8 +5,10 @@ import { findCycles } from '../../domain/cycles.ts';
 import { parseTimeout } from '../../domain/changegroup/duration.ts';
 import { compileFileMatch, splitFileMatch } from '../../domain/digest-rewrite/index.ts';
 import type { FieldPath } from '../../domain/schema-validation.ts';
+import { preMergeDocumentProblems, pullRequestStepProblems } from './pre-merge-references.ts';
 import {
   nudgeTarget,
+  pullRequestStepOf,
   STEP_VERBS,
   type ScenarioChangeGroup,
   type ScenarioComponentGroup,
@@ -88,6 +90,7 @@ export function referenceProblems(doc: ScenarioDocument): ScenarioProblem[] {
     else problems.push(...stepProblems(step, path, components, changeGroups, nudgers));
     if ('build' in step && step.succeeded !== false) built.add(step.build);
   });
+  problems.push(...preMergeDocumentProblems(doc), ...pullRequestStepProblems(doc));
   return problems;
 }
 
@@ -259,6 +262,10 @@ function stepProblems(
       ...fileProblems(step.files, [...path, 'files']),
     ];
   }
+  const pullRequestStep = pullRequestStepOf(step);
+  // Checked in order by pullRequestStepProblems (pre-merge-references.ts); here only their files.
+  if (pullRequestStep !== undefined)
+    return fileProblems(pullRequestStep.files, [...path, pullRequestStep.verb, 'files']);
   if ('wait' in step) {
     const duration = parseTimeout(step.wait);
     return duration.ok ? [] : [{ path: [...path, 'wait'], message: duration.problem }];

@@ -54,6 +54,12 @@ export const RepositoryPullRequestResult = Type.Object(
     repository: ComponentName,
     url: Type.String(),
     branch: Type.String(),
+    /**
+     * The PR group it is in (docs/decisions.md D11): the part before the first `@` of a
+     * `<group>@<target>` branch, the branch of a human's pull request played by the steps; null
+     * for any other.
+     */
+    group: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     title: Type.String(),
     state: StringEnum(PULL_REQUEST_STATES),
     draft: Type.Boolean(),
@@ -70,6 +76,11 @@ export type RepositoryPullRequestResult = Static<typeof RepositoryPullRequestRes
 export const NUDGE_OUTCOMES = ['pullRequest', 'held', 'failed', 'skipped'] as const;
 /** The NudgeConfig entry's mode: fired on the build (immediate) or on a passing Snapshot (validated, D10). */
 export const NUDGE_RESULT_MODES = ['immediate', 'validated'] as const;
+/**
+ * The event of the build whose digest a nudge pins: `push`, or `pull_request` for a pre-merge
+ * nudge of an open PR (D11; a merged PR's nudge pins its merge commit's push build).
+ */
+export const NUDGE_RESULT_EVENTS = ['push', 'pull_request'] as const;
 
 /**
  * One (build, target) as nudger's dispatcher recorded it: for `immediate`, in the build's
@@ -85,6 +96,7 @@ export const NudgeResult = Type.Object(
     digest: Type.Union([Type.String({ pattern: IMAGE_DIGEST_PATTERN }), Type.Null()]),
     executor: StringEnum(DISPATCH_EXECUTORS),
     mode: StringEnum(NUDGE_RESULT_MODES),
+    event: StringEnum(NUDGE_RESULT_EVENTS),
     /** For `validated`: the Snapshot whose pass moved it; null for `immediate`. */
     snapshot: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     outcome: StringEnum(NUDGE_OUTCOMES),

@@ -33,6 +33,18 @@ const Digest = Type.String({ pattern: IMAGE_DIGEST_PATTERN, maxLength: 71 });
 /** Same syntax as ChangeGroup `spec.timeout`, so one parser (parseTimeout) reads both. */
 const Duration = Type.String({ minLength: 1, maxLength: TIMEOUT_MAX_LENGTH, pattern: TIMEOUT_PATTERN });
 const ChangeGroupName = ComponentName;
+/** A Pipelines-as-Code pathChanged glob; quoted into CEL, so no `"` or `\\`. */
+export const PATH_GLOB_PATTERN = '^[^"\\\\\\n]+$';
+const PathGlob = Type.String({ minLength: 1, maxLength: 1024, pattern: PATH_GLOB_PATTERN });
+/** A pull request's head branch (git checks the rest when the branch is pushed). */
+const PullRequestBranch = Type.String({ minLength: 1, maxLength: 255, pattern: GIT_REVISION_PATTERN });
+/**
+ * The forge a scenario's repositories are on: the local one (the default), or an emulator
+ * (docs/sandbox.md "Forges"; only `local` is played so far).
+ */
+export const SCENARIO_FORGES = ['local', 'github', 'gitlab'] as const;
+export type ScenarioForge = (typeof SCENARIO_FORGES)[number];
+export const DEFAULT_SCENARIO_FORGE: ScenarioForge = 'local';
 /**
  * Who turns a succeeded build into nudges (docs/sandbox.md "Who nudges"): nudger's dispatcher
  * (ADR 67, the default), or the build-service/integration-service stand-in as before it, kept for
@@ -84,6 +96,16 @@ export const ScenarioComponent = Type.Object(
     renovateConfig: Type.Optional(RenovateConfigData),
     /** `build-nudge-simple-branch: "true"` on this (nudging) Component. */
     simpleBranch: Type.Optional(Type.Boolean()),
+    /**
+     * Another component whose repository this one lives in (a monorepo, docs/decisions.md N33):
+     * both Components name the same git URL.
+     */
+    repository: Type.Optional(ComponentName),
+    /**
+     * Pipelines-as-Code globs of this component's `.tekton/<name>-pull-request.yaml`
+     * on-cel-expression (`"<glob>".pathChanged()`, OR-ed), as N33 reads them.
+     */
+    pathChanged: Type.Optional(Type.Array(PathGlob, { minItems: 1 })),
   },
   { additionalProperties: false },
 );
@@ -182,6 +204,34 @@ export const HumanCommitOnNudgeStep = Type.Object(
   { additionalProperties: false },
 );
 
+/** A pull request a human opens (or pushes to) on `component`'s repository, from `branch`. */
+const HumanPullRequest = Type.Object(
+  { component: ComponentName, branch: PullRequestBranch, files: Type.Optional(RepositoryFiles) },
+  { additionalProperties: false },
+);
+/** The same pull request, named by its component's repository and branch. */
+const HumanPullRequestRef = Type.Object(
+  { component: ComponentName, branch: PullRequestBranch },
+  { additionalProperties: false },
+);
+/** Opens a PR and records its pull-request build (pre-merge nudges, docs/decisions.md D11). */
+export const OpenPullRequestStep = Type.Object({ openPullRequest: HumanPullRequest }, { additionalProperties: false });
+/** A new commit on the PR's branch, and its pull-request build. */
+export const PushToPullRequestStep = Type.Object(
+  { pushToPullRequest: HumanPullRequest },
+  { additionalProperties: false },
+);
+/** Merges the PR, and records the push build of the merge commit. */
+export const MergeNudgingPullRequestStep = Type.Object(
+  { mergeNudgingPullRequest: HumanPullRequestRef },
+  { additionalProperties: false },
+);
+/** Closes the PR unmerged. */
+export const CloseNudgingPullRequestStep = Type.Object(
+  { closeNudgingPullRequest: HumanPullRequestRef },
+  { additionalProperties: false },
+);
+
 /** Verb key → the schema of the steps it starts. */
 export const STEP_SCHEMAS = {
   build: BuildStep,
@@ -195,6 +245,10 @@ export const STEP_SCHEMAS = {
   mergeNudgePullRequest: MergeNudgePullRequestStep,
   humanCommitOnNudge: HumanCommitOnNudgeStep,
   snapshot: SnapshotStep,
+  openPullRequest: OpenPullRequestStep,
+  pushToPullRequest: PushToPullRequestStep,
+  mergeNudgingPullRequest: MergeNudgingPullRequestStep,
+  closeNudgingPullRequest: CloseNudgingPullRequestStep,
 } as const;
 export type StepVerb = keyof typeof STEP_SCHEMAS;
 export const STEP_VERBS = Object.keys(STEP_SCHEMAS) as StepVerb[];
@@ -211,6 +265,10 @@ export const ScenarioStep = Type.Union([
   MergeNudgePullRequestStep,
   HumanCommitOnNudgeStep,
   SnapshotStep,
+  OpenPullRequestStep,
+  PushToPullRequestStep,
+  MergeNudgingPullRequestStep,
+  CloseNudgingPullRequestStep,
 ]);
 export type BuildStep = Static<typeof BuildStep>;
 export type ClosePullRequestStep = Static<typeof ClosePullRequestStep>;
@@ -223,6 +281,19 @@ export type WaitStep = Static<typeof WaitStep>;
 export type MergeNudgePullRequestStep = Static<typeof MergeNudgePullRequestStep>;
 export type HumanCommitOnNudgeStep = Static<typeof HumanCommitOnNudgeStep>;
 export type SnapshotStep = Static<typeof SnapshotStep>;
+export type OpenPullRequestStep = Static<typeof OpenPullRequestStep>;
+export type PushToPullRequestStep = Static<typeof PushToPullRequestStep>;
+export type MergeNudgingPullRequestStep = Static<typeof MergeNudgingPullRequestStep>;
+export type CloseNudgingPullRequestStep = Static<typeof CloseNudgingPullRequestStep>;
+/** The steps on a human's pull request of a nudging component (pre-merge nudges). */
+export type PullRequestStep =
+  OpenPullRequestStep | PushToPullRequestStep | MergeNudgingPullRequestStep | CloseNudgingPullRequestStep;
+export const PULL_REQUEST_VERBS = [
+  'openPullRequest',
+  'pushToPullRequest',
+  'mergeNudgingPullRequest',
+  'closeNudgingPullRequest',
+] as const satisfies readonly StepVerb[];
 /** Narrow with `'build' in step`, `'wait' in step`, …; or use stepVerb(). */
 export type ScenarioStep = Static<typeof ScenarioStep>;
 
@@ -241,6 +312,9 @@ export const ScenarioDocument = Type.Object(
     /** ComponentGroups (v1beta2), created before the first step; validated nudges name them. */
     componentGroups: Type.Optional(Type.Array(ScenarioComponentGroup)),
     steps: Type.Optional(Type.Array(ScenarioStep)),
+    /** `nudger.konflux-ci.dev/pre-merge: "true"` on the NudgeConfig (docs/decisions.md D11). */
+    preMerge: Type.Optional(Type.Boolean()),
+    forge: Type.Optional(StringEnum(SCENARIO_FORGES, { default: DEFAULT_SCENARIO_FORGE })),
   },
   { additionalProperties: false },
 );
@@ -260,6 +334,9 @@ export interface Scenario {
   readonly changeGroups: readonly ScenarioChangeGroup[];
   readonly componentGroups: readonly ScenarioComponentGroup[];
   readonly steps: readonly ScenarioStep[];
+  /** The NudgeConfig opts into pre-merge nudges (D11). */
+  readonly preMerge: boolean;
+  readonly forge: ScenarioForge;
 }
 
 export interface ResolvedComponent {
@@ -279,6 +356,28 @@ export interface ResolvedComponent {
   readonly renovateConfig?: Readonly<Record<string, string>>;
   /** `build-nudge-simple-branch: "true"` on the Component (it is the nudging side). */
   readonly simpleBranch: boolean;
+  /** The component whose repository this one shares (a monorepo); absent = its own. */
+  readonly repository?: string;
+  /** Globs of its `.tekton/` pull-request PipelineRun's on-cel-expression; absent = none written. */
+  readonly pathChanged?: readonly string[];
+}
+
+/** The component whose repository `component` lives in: itself, or the one its `repository` names. */
+export function repositoryOwner(component: Pick<ResolvedComponent, 'name' | 'repository'>): string {
+  return component.repository ?? component.name;
+}
+
+/** The pull-request step's verb and what it names, or undefined for any other step. */
+export function pullRequestStepOf(
+  step: ScenarioStep,
+):
+  | { verb: (typeof PULL_REQUEST_VERBS)[number]; component: string; branch: string; files?: RepositoryFiles }
+  | undefined {
+  if ('openPullRequest' in step) return { verb: 'openPullRequest', ...step.openPullRequest };
+  if ('pushToPullRequest' in step) return { verb: 'pushToPullRequest', ...step.pushToPullRequest };
+  if ('mergeNudgingPullRequest' in step) return { verb: 'mergeNudgingPullRequest', ...step.mergeNudgingPullRequest };
+  if ('closeNudgingPullRequest' in step) return { verb: 'closeNudgingPullRequest', ...step.closeNudgingPullRequest };
+  return undefined;
 }
 
 /** The targets `component` nudges immediately (each build), in `nudges` order. */

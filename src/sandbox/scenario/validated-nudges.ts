@@ -131,6 +131,7 @@ export function validatedNudgeResult(
     digest: fact.entry.digest,
     executor,
     mode: 'validated',
+    event: 'push',
     snapshot: fact.snapshot,
     outcome: outcome.outcome,
     ...(outcome.outcome === 'failed' ? { reason: outcome.reason } : {}),

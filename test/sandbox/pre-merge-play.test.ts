@@ -1,0 +1,216 @@
+// Pre-merge nudges played end to end (docs/decisions.md D11, docs/sandbox.md "Pre-merge nudges"):
+// real control plane, the manager with its dispatcher and the direct executor, real git on the
+// local forge. ADR 29's three use cases (a common parent image, an OLM operator in separate
+// repositories, an OLM operator in one repository), each with its triggering PR pushed to again,
+// then merged or closed; and two PR groups at once in one namespace. After every step the nudge PR
+// `feature-1234@<target>` is read from the forge: draft while the trigger is open, pinning the PR
+// build's digest; the merge commit's push build's digest and no longer draft once merged; closed
+// with a comment once its only trigger is closed (nothing pushed then: N34).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PullRequest } from '../../src/adapters/forges/types.ts';
+import type { SandboxEnvironment } from '../../src/sandbox/environment.ts';
+import { ScenarioPlayer } from '../../src/sandbox/play.ts';
+import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
+import { sandboxResultProblems, type NudgeResult } from '../../src/sandbox/scenario/result.ts';
+import type { ScenarioDocument, ScenarioStep } from '../../src/sandbox/scenario/schema.ts';
+import { filesAt, imageOf, pinnedDigests, repoOf, startEnvironment } from '../e2e/helpers.ts';
+
+let env: SandboxEnvironment;
+
+before(async () => {
+  env = await startEnvironment();
+});
+
+after(async () => {
+  await env.close();
+});
+
+const BRANCH = 'feature-1234';
+type Ending = 'merged' | 'closed';
+
+interface UseCase {
+  readonly name: string;
+  /** The component whose PR triggers, and the targets it nudges. */
+  readonly trigger: string;
+  readonly targets: readonly string[];
+  /** The repository of each target (its owner in a monorepo). */
+  readonly repositoryOf: (target: string) => string;
+  readonly components: (namespace: string) => ScenarioDocument['components'];
+}
+
+const USE_CASES: readonly UseCase[] = [
+  {
+    name: 'common parent image',
+    trigger: 'parent',
+    targets: ['child-a', 'child-b'],
+    repositoryOf: (target) => target,
+    components: () => [
+      { name: 'parent', image: imageOf('parent'), nudges: ['child-a', 'child-b'] },
+      { name: 'child-a', image: imageOf('child-a') },
+      { name: 'child-b', image: imageOf('child-b') },
+    ],
+  },
+  {
+    name: 'OLM operator in separate repositories',
+    trigger: 'operand',
+    targets: ['bundle'],
+    repositoryOf: (target) => target,
+    components: () => [
+      { name: 'operand', image: imageOf('operand'), nudges: ['bundle'] },
+      { name: 'bundle', image: imageOf('bundle') },
+    ],
+  },
+  {
+    name: 'OLM operator in one repository',
+    trigger: 'operand',
+    targets: ['bundle'],
+    repositoryOf: () => 'operand',
+    components: () => [
+      { name: 'operand', image: imageOf('operand'), nudges: ['bundle'], pathChanged: ['operand/***', 'go.mod'] },
+      { name: 'bundle', image: imageOf('bundle'), repository: 'operand', pathChanged: ['bundle/***'] },
+    ],
+  },
+];
+
+/** What a test sees of a nudge PR after a step. */
+interface Seen {
+  readonly step: string;
+  readonly state: PullRequest['state'];
+  readonly draft: boolean;
+  readonly pinned: readonly string[];
+  readonly comments: number;
+}
+
+async function nudgePullRequest(namespace: string, repository: string, branch: string): Promise<PullRequest> {
+  const pr = await env.forge.findPullRequestByHeadBranch(repoOf(env, namespace, repository), branch);
+  assert.ok(pr !== undefined, `a nudge PR ${branch} on ${repository}`);
+  return pr;
+}
+
+async function seeNudge(namespace: string, useCase: UseCase, target: string, step: string): Promise<Seen> {
+  const repo = repoOf(env, namespace, useCase.repositoryOf(target));
+  const pr = await nudgePullRequest(namespace, useCase.repositoryOf(target), `${BRANCH}@${target}`);
+  const files = await filesAt(env, repo, pr.state === 'merged' ? (pr.mergeCommitSha ?? pr.headSha) : pr.headSha);
+  const extras = await env.forge.pullRequestExtras(repo, pr.number);
+  return {
+    step,
+    state: pr.state,
+    draft: pr.draft,
+    pinned: pinnedDigests(files, imageOf(useCase.trigger)),
+    comments: (extras.comments ?? []).length,
+  };
+}
+
+function stepName(step: ScenarioStep): string {
+  return Object.keys(step)[0] ?? '';
+}
+
+describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
+  for (const [u, useCase] of USE_CASES.entries()) {
+    for (const ending of ['merged', 'closed'] as const satisfies readonly Ending[]) {
+      it(`${useCase.name}: the triggering PR pushed to again, then ${ending}`, async () => {
+        const namespace = `pm-${String(u)}-${ending}`;
+        const trigger = useCase.trigger;
+        const steps: ScenarioStep[] = [
+          { openPullRequest: { component: trigger, branch: BRANCH } },
+          { pushToPullRequest: { component: trigger, branch: BRANCH } },
+          ending === 'merged'
+            ? { mergeNudgingPullRequest: { component: trigger, branch: BRANCH } }
+            : { closeNudgingPullRequest: { component: trigger, branch: BRANCH } },
+        ];
+        const scenario = checkScenarioDocument(
+          { namespace, preMerge: true, components: useCase.components(namespace), steps },
+          namespace,
+        );
+        const seen = new Map<string, Seen[]>();
+        const player = new ScenarioPlayer(env, scenario, {
+          afterStep: async (step) => {
+            for (const target of useCase.targets)
+              seen.set(target, [
+                ...(seen.get(target) ?? []),
+                await seeNudge(namespace, useCase, target, stepName(step)),
+              ]);
+          },
+        });
+        await player.setUp();
+        await player.play();
+        const result = await player.result();
+        assert.deepEqual(sandboxResultProblems(result), []);
+
+        const preMerge = result.nudges.filter((n) => n.event === 'pull_request' && n.digest !== null);
+        const builds = preMerge.map((n) => n.digest);
+        assert.equal(preMerge.length, 2 * useCase.targets.length, 'one pre-merge nudge per target for open and push');
+        const [first, second] = [builds[0], builds[useCase.targets.length]];
+        assert.ok(first !== null && first !== undefined && second !== null && second !== undefined);
+        assert.notEqual(first, second, 'the push made a new PR build with a new digest');
+        const last = result.nudges.filter((n) => n.from === trigger).slice(-useCase.targets.length);
+        for (const target of useCase.targets) {
+          const expected: Seen[] = [
+            { step: 'openPullRequest', state: 'open', draft: true, pinned: [first], comments: 0 },
+            { step: 'pushToPullRequest', state: 'open', draft: true, pinned: [second], comments: 0 },
+            ending === 'merged'
+              ? {
+                  step: 'mergeNudgingPullRequest',
+                  state: 'open',
+                  draft: false,
+                  pinned: [last.find((n) => n.to === target)?.digest ?? 'none'],
+                  comments: 0,
+                }
+              : // Closed with a comment, nothing pushed (docs/decisions.md N34): its head is the last content.
+                { step: 'closeNudgingPullRequest', state: 'closed', draft: true, pinned: [second], comments: 1 },
+          ];
+          assert.deepEqual(seen.get(target), expected, `nudge PR ${BRANCH}@${target}`);
+        }
+        const lastNudges: NudgeResult[] = last;
+        for (const nudge of lastNudges) {
+          assert.equal(nudge.event, ending === 'merged' ? 'push' : 'pull_request');
+          if (ending === 'closed') assert.equal(nudge.digest, null, 'a closed trigger pins nothing');
+        }
+        const groups = result.pullRequests.filter((pr) => pr.group === BRANCH).map((pr) => pr.branch);
+        assert.deepEqual(
+          [...groups].sort(),
+          [BRANCH, ...useCase.targets.map((target) => `${BRANCH}@${target}`)].sort(),
+          'the human PR and the nudge PRs are in the PR group',
+        );
+      });
+    }
+  }
+
+  it('two PR groups at once in one namespace: two nudge PRs', async () => {
+    const namespace = 'pm-two-groups';
+    const scenario = checkScenarioDocument(
+      {
+        namespace,
+        preMerge: true,
+        components: [
+          { name: 'operand', image: imageOf('operand'), nudges: ['bundle'] },
+          { name: 'bundle', image: imageOf('bundle') },
+        ],
+        steps: [
+          { openPullRequest: { component: 'operand', branch: 'feature-1' } },
+          { openPullRequest: { component: 'operand', branch: 'feature-2' } },
+        ],
+      },
+      namespace,
+    );
+    const player = new ScenarioPlayer(env, scenario);
+    await player.setUp();
+    await player.play();
+    const result = await player.result();
+    const nudgePrs = result.pullRequests.filter((pr) => pr.repository === 'bundle');
+    assert.deepEqual(nudgePrs.map((pr) => [pr.branch, pr.group, pr.state, pr.draft]).sort(), [
+      ['feature-1@bundle', 'feature-1', 'open', true],
+      ['feature-2@bundle', 'feature-2', 'open', true],
+    ]);
+    const [one, two] = await Promise.all(
+      ['feature-1', 'feature-2'].map(async (group) => {
+        const pr = await nudgePullRequest(namespace, 'bundle', `${group}@bundle`);
+        return pinnedDigests(await filesAt(env, repoOf(env, namespace, 'bundle'), pr.headSha), imageOf('operand'));
+      }),
+    );
+    assert.equal(one?.length, 1);
+    assert.equal(two?.length, 1);
+    assert.notDeepEqual(one, two, 'each group pins its own PR build');
+  });
+});
