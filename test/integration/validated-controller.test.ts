@@ -20,7 +20,7 @@ import {
   PIPELINE_RUNS,
   SNAPSHOTS,
 } from '../../src/adapters/kubernetes/resources.ts';
-import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
+import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import type { DispatchControllerOptions } from '../../src/controllers/dispatch/controller.ts';
 import type {
   BatchNudgeRequest,
@@ -165,7 +165,7 @@ async function build(ns: string, component: string, name: string, digest: string
 
 /** Status writes race the dispatcher's annotation writes: read again on a Conflict. */
 async function writeStatus(
-  resource: typeof PIPELINE_RUNS | typeof SNAPSHOTS,
+  resource: ResourceRef,
   ns: string,
   name: string,
   status: Record<string, unknown>,
@@ -304,7 +304,7 @@ describe('validated nudges in the manager', () => {
     const settled = await nudgedAt(ns, { ...four, 'op-e': digestOf(5) });
     const batches = boundary.batches(ns);
     assert.equal(batches.length, 2);
-    assert.deepEqual(entriesOf(batches[1] as BatchNudgeRequest), { 'op-e': digestOf(5) });
+    assert.deepEqual(entriesOf(batches[1]!), { 'op-e': digestOf(5) });
     assert.equal(batches[1]?.entries[0]?.previousDigest, undefined);
     assert.equal(settled.lastPass?.snapshot, 'operands-pass-2');
 
@@ -321,7 +321,7 @@ describe('validated nudges in the manager', () => {
     assert.equal(status.entries, 5);
     assert.equal(status.waiting, 0);
     assert.equal(status.groups?.[0]?.gatingGroup, GROUP);
-    assert.equal(status.groups?.[0]?.targets, 1);
+    assert.equal(status.groups[0].targets, 1);
 
     const events = await client.list<KubeObject & { reason?: string; message?: string }>(CORE_EVENTS, {
       namespace: ns,
@@ -348,8 +348,8 @@ describe('validated nudges in the manager', () => {
     assert.equal(final.nudged.get('op-a')?.digest, digestOf(12));
     const batches = boundary.batches(ns);
     assert.equal(batches.length, 2);
-    assert.deepEqual(entriesOf(batches[0] as BatchNudgeRequest), { 'op-a': digestOf(12) });
-    assert.deepEqual(entriesOf(batches[1] as BatchNudgeRequest), { 'op-b': digestOf(13) });
+    assert.deepEqual(entriesOf(batches[0]!), { 'op-a': digestOf(12) });
+    assert.deepEqual(entriesOf(batches[1]!), { 'op-b': digestOf(13) });
   });
 
   it('a digest no verified build produced is not nudged, and is told', async () => {
@@ -360,7 +360,7 @@ describe('validated nudges in the manager', () => {
     await nudgedAt(ns, { 'op-a': digestOf(21) });
     const [only, ...rest] = boundary.batches(ns);
     assert.equal(rest.length, 0);
-    assert.deepEqual(entriesOf(only as BatchNudgeRequest), { 'op-a': digestOf(21) });
+    assert.deepEqual(entriesOf(only!), { 'op-a': digestOf(21) });
     await eventually('the unverified digest to be told', async () => {
       const events = await client.list<KubeObject & { reason?: string }>(CORE_EVENTS, { namespace: ns });
       return events.items.some((event) => event.reason === 'ValidatedDigestUnverified') ? true : undefined;
@@ -392,11 +392,11 @@ describe('validated nudges in the manager', () => {
     );
     assert.equal(records.length, 1);
     assert.equal(records[0]?.spec?.status, 'Cancelled');
-    assert.equal(records[0]?.metadata?.annotations?.[HELD_TARGETS_ANNOTATION], 'bundle=bundle-update');
+    assert.equal(records[0].metadata?.annotations?.[HELD_TARGETS_ANNOTATION], 'bundle=bundle-update');
     // op-b is not a source of the ChangeGroup: it goes out alone.
     const batches = boundary.batches(ns);
     assert.equal(batches.length, 1);
-    assert.deepEqual(entriesOf(batches[0] as BatchNudgeRequest), { 'op-b': digestOf(32) });
+    assert.deepEqual(entriesOf(batches[0]!), { 'op-b': digestOf(32) });
   });
 
   it('an immediate and a validated entry into one target each follow their own rule', async () => {
@@ -415,7 +415,7 @@ describe('validated nudges in the manager', () => {
     await nudgedAt(ns, { 'op-a': digestOf(52) });
     const [only, ...rest] = boundary.batches(ns);
     assert.equal(rest.length, 0);
-    assert.deepEqual(entriesOf(only as BatchNudgeRequest), { 'op-a': digestOf(52) }, 'op-b is immediate, not batched');
+    assert.deepEqual(entriesOf(only!), { 'op-a': digestOf(52) }, 'op-b is immediate, not batched');
     assert.deepEqual(
       boundary.immediate.filter((call) => call.startsWith(`${ns} `)),
       [`${ns} op-b-on-push-1 bundle`],
