@@ -59,6 +59,8 @@ export interface GitLabEmulator {
   readonly apiUrl: string;
   /** Where projects are cloned: `${gitBaseUrl}/<group>/<name>.git`. */
   readonly gitBaseUrl: string;
+  /** The bare repositories: `<projectRoot>/<group>/<name>.git`. */
+  readonly projectRoot: string;
   readonly requests: RecordedRequest[];
   readonly contractViolations: string[];
   createRepository(
@@ -218,6 +220,7 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
   return {
     apiUrl: `${web}${API_PREFIX}`,
     gitBaseUrl: web,
+    projectRoot,
     requests,
     contractViolations,
     async createRepository(owner, name, files, defaultBranch = 'main') {
