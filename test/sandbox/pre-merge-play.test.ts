@@ -2,7 +2,7 @@
 // real control plane, the manager with its dispatcher and the direct executor, real git on the
 // local forge. ADR 29's three use cases (a common parent image, an OLM operator in separate
 // repositories, an OLM operator in one repository), each with its triggering PR pushed to again,
-// then merged or closed; and two PR groups at once in one namespace. After every step the nudge PR
+// and left open, merged or closed; and two PR groups at once in one namespace. After every step the nudge PR
 // `feature-1234@<target>` is read from the forge: draft while the trigger is open, pinning the PR
 // build's digest; the merge commit's push build's digest and no longer draft once merged; closed
 // with a comment once its only trigger is closed (nothing pushed then: N34).
@@ -27,7 +27,7 @@ after(async () => {
 });
 
 const BRANCH = 'feature-1234';
-type Ending = 'merged' | 'closed';
+type Ending = 'pushed' | 'merged' | 'closed';
 
 interface UseCase {
   readonly name: string;
@@ -108,16 +108,15 @@ function stepName(step: ScenarioStep): string {
 
 describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
   for (const [u, useCase] of USE_CASES.entries()) {
-    for (const ending of ['merged', 'closed'] as const satisfies readonly Ending[]) {
-      it(`${useCase.name}: the triggering PR pushed to again, then ${ending}`, async () => {
+    for (const ending of ['pushed', 'merged', 'closed'] as const satisfies readonly Ending[]) {
+      it(`${useCase.name}: the triggering PR opened, pushed to again${ending === 'pushed' ? '' : `, then ${ending}`}`, async () => {
         const namespace = `pm-${String(u)}-${ending}`;
         const trigger = useCase.trigger;
         const steps: ScenarioStep[] = [
           { openPullRequest: { component: trigger, branch: BRANCH } },
           { pushToPullRequest: { component: trigger, branch: BRANCH } },
-          ending === 'merged'
-            ? { mergeNudgingPullRequest: { component: trigger, branch: BRANCH } }
-            : { closeNudgingPullRequest: { component: trigger, branch: BRANCH } },
+          ...(ending === 'merged' ? [{ mergeNudgingPullRequest: { component: trigger, branch: BRANCH } }] : []),
+          ...(ending === 'closed' ? [{ closeNudgingPullRequest: { component: trigger, branch: BRANCH } }] : []),
         ];
         const scenario = checkScenarioDocument(
           { namespace, preMerge: true, components: useCase.components(namespace), steps },
@@ -144,28 +143,43 @@ describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
         const [first, second] = [builds[0], builds[useCase.targets.length]];
         assert.ok(first !== null && first !== undefined && second !== null && second !== undefined);
         assert.notEqual(first, second, 'the push made a new PR build with a new digest');
+        // The merge commit's push build: the dispatcher leaves it to the pre-merge nudge (no second PR).
+        const pushNudges = result.nudges.filter((n) => n.event === 'push' && n.outcome !== 'pullRequest');
+        assert.deepEqual(
+          pushNudges.map((n) => [n.to, n.outcome, n.reason]),
+          ending === 'merged' ? useCase.targets.map((target) => [target, 'skipped', 'pre-merge']) : [],
+        );
+        const pushDigest = pushNudges[0]?.digest ?? 'no push build';
         const last = result.nudges.filter((n) => n.from === trigger).slice(-useCase.targets.length);
         for (const target of useCase.targets) {
           const expected: Seen[] = [
             { step: 'openPullRequest', state: 'open', draft: true, pinned: [first], comments: 0 },
             { step: 'pushToPullRequest', state: 'open', draft: true, pinned: [second], comments: 0 },
-            ending === 'merged'
-              ? {
-                  step: 'mergeNudgingPullRequest',
-                  state: 'open',
-                  draft: false,
-                  pinned: [last.find((n) => n.to === target)?.digest ?? 'none'],
-                  comments: 0,
-                }
-              : // Closed with a comment, nothing pushed (docs/decisions.md N34): its head is the last content.
-                { step: 'closeNudgingPullRequest', state: 'closed', draft: true, pinned: [second], comments: 1 },
           ];
+          if (ending === 'merged')
+            expected.push({
+              step: 'mergeNudgingPullRequest',
+              state: 'open',
+              draft: false,
+              pinned: [pushDigest],
+              comments: 0,
+            });
+          // Closed with a comment, nothing pushed (docs/decisions.md N34): its head is the last content.
+          if (ending === 'closed')
+            expected.push({
+              step: 'closeNudgingPullRequest',
+              state: 'closed',
+              draft: true,
+              pinned: [second],
+              comments: 1,
+            });
           assert.deepEqual(seen.get(target), expected, `nudge PR ${BRANCH}@${target}`);
         }
         const lastNudges: NudgeResult[] = last;
         for (const nudge of lastNudges) {
           assert.equal(nudge.event, ending === 'merged' ? 'push' : 'pull_request');
-          if (ending === 'closed') assert.equal(nudge.digest, null, 'a closed trigger pins nothing');
+          assert.equal(nudge.outcome, 'pullRequest');
+          assert.equal(nudge.digest, { pushed: second, merged: pushDigest, closed: null }[ending], 'the digest pinned');
         }
         const groups = result.pullRequests.filter((pr) => pr.group === BRANCH).map((pr) => pr.branch);
         assert.deepEqual(
@@ -173,6 +187,7 @@ describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
           [BRANCH, ...useCase.targets.map((target) => `${BRANCH}@${target}`)].sort(),
           'the human PR and the nudge PRs are in the PR group',
         );
+        assert.equal(result.pullRequests.length, 1 + useCase.targets.length, 'no other pull request');
       });
     }
   }
