@@ -20,10 +20,17 @@ export interface GitIdentity {
   readonly email: string;
 }
 
+/** A blob of the repository at a path, with its mode (`100644`, `100755`, `120000`). */
+export interface TreeBlob {
+  readonly path: string;
+  readonly mode: string;
+  readonly sha: string;
+}
+
 export type GitEnv = Partial<Record<GitEnvironmentKey, string>>;
 
-/** Runs one git command in a fixed repository; throws GitCommandError. */
-export type GitRun = (command: string, args: readonly string[], env?: GitEnv) => Promise<string>;
+/** Runs one git command in a fixed repository, `input` on its stdin; throws GitCommandError. */
+export type GitRun = (command: string, args: readonly string[], env?: GitEnv, input?: string) => Promise<string>;
 
 /**
  * simple-git's `errors` option: every non-zero exit is a failure. By default simple-git only fails
@@ -40,8 +47,13 @@ export function failOnNonZeroExit(
 
 /** A GitRun for a repository on this machine, where no credentials are involved. */
 export function localGitRun(directory: string): GitRun {
-  return async (command, args, env = {}) => {
-    const config = { baseDir: directory, allowEnvironment: [...GIT_ENVIRONMENT_KEYS], errors: failOnNonZeroExit };
+  return async (command, args, env = {}, input?: string) => {
+    const config = {
+      baseDir: directory,
+      allowEnvironment: [...GIT_ENVIRONMENT_KEYS],
+      errors: failOnNonZeroExit,
+      ...(input === undefined ? {} : { input: () => input }),
+    };
     const git = simpleGit(config).env(gitEnvironment(env));
     try {
       return await git.raw([...args]);
@@ -56,6 +68,10 @@ export interface BuildCommitInput {
   /** The single parent; undefined makes a root commit from `files` alone. */
   readonly parent: string | undefined;
   readonly files: readonly FileText[];
+  /** Blobs already in the repository, put in place as they are (any content, their own mode). */
+  readonly blobs?: readonly TreeBlob[];
+  /** Paths removed from the parent's tree (a path that is not there is ignored). */
+  readonly removals?: readonly string[];
   readonly message: string;
   readonly author: GitIdentity;
   /**
@@ -72,6 +88,8 @@ const CHUNK = 500;
 /** Creates the commit and returns its sha; no ref is moved. */
 export async function buildCommit(run: GitRun, input: BuildCommitInput): Promise<string> {
   for (const file of input.files) assertRepositoryPath(file.path);
+  for (const blob of input.blobs ?? []) assertRepositoryPath(blob.path);
+  for (const path of input.removals ?? []) assertRepositoryPath(path);
   const scratch = join(input.scratchRoot, randomBytes(8).toString('hex'));
   await mkdir(scratch, { recursive: true });
   try {
@@ -99,6 +117,20 @@ export async function buildCommit(run: GitRun, input: BuildCommitInput): Promise
         return ['--cacheinfo', `${mode},${blobs[start + offset] ?? ''},${file.path}`];
       });
       await run('update-index', ['update-index', '--add', '--replace', ...cacheinfo], index);
+    }
+    const existing = input.blobs ?? [];
+    for (let start = 0; start < existing.length; start += CHUNK) {
+      const cacheinfo = existing
+        .slice(start, start + CHUNK)
+        .flatMap((blob) => ['--cacheinfo', `${blob.mode},${blob.sha},${blob.path}`]);
+      await run('update-index', ['update-index', '--add', '--replace', ...cacheinfo], index);
+    }
+    const removals = input.removals ?? [];
+    for (let start = 0; start < removals.length; start += CHUNK) {
+      const paths = removals.slice(start, start + CHUNK);
+      // A bare repository's update-index removes only through --index-info (mode 0 removes the path).
+      const lines = paths.map((path) => `0 ${'0'.repeat(40)}\t${path}\n`).join('');
+      await run('update-index', ['update-index', '--index-info'], index, lines);
     }
     const tree = (await run('write-tree', ['write-tree'], index)).trim();
     const parents = input.parent === undefined ? [] : ['-p', input.parent];

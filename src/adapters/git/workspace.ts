@@ -16,10 +16,12 @@ import { KeyedMutex } from './mutex.ts';
 import {
   buildCommit,
   failOnNonZeroExit,
+  type BuildCommitInput,
   summarizeGitOutput,
   type FileText,
   type GitEnv,
   type GitIdentity,
+  type TreeBlob,
 } from './plumbing.ts';
 
 export type { FileText, GitIdentity } from './plumbing.ts';
@@ -40,6 +42,38 @@ export interface CommitOnBaseInput {
   readonly author: GitIdentity;
   /** Author and committer date; see BuildCommitInput.date. */
   readonly date?: string;
+  /** The parent, a commit made on the base before (copyCommit); default the base tip. */
+  readonly parent?: string;
+}
+
+/** Where a pull request's head is: its source branch, the commit built, or both (the commit wins). */
+export interface PullRequestHeadRef {
+  readonly branch?: string;
+  readonly sha?: string;
+}
+
+export interface PullRequestHead {
+  /** The head commit: `sha` when it was given and could be fetched, else the branch's tip. */
+  readonly sha: string;
+  /** The newest common commit of the head and the base tip: what the pull request changed is since it. */
+  readonly mergeBase: string;
+}
+
+/** A path a diff found changed; `deleted` when the newer commit no longer has it. */
+export interface ChangedPath {
+  readonly path: string;
+  readonly deleted: boolean;
+}
+
+export interface CopyCommitInput {
+  /** The commit whose versions of `paths` are copied; a path it lacks is deleted. */
+  readonly from: string;
+  readonly paths: readonly string[];
+  /** Default the base tip. */
+  readonly parent?: string;
+  readonly message: string;
+  readonly author: GitIdentity;
+  readonly date?: string;
 }
 
 export interface PrepareBaseOptions {
@@ -51,7 +85,11 @@ export interface PrepareBaseOptions {
 }
 
 const BASE_REF_PREFIX = 'refs/nudger/base/';
+const HEAD_REF_PREFIX = 'refs/nudger/head/';
+const MERGE_BASE_REF_PREFIX = 'refs/nudger/merge-base/';
 const MAX_DEPTH = 1000;
+/** How deep fetchPullRequestHead looks for the merge base, one step after the other. */
+const MERGE_BASE_DEPTHS = [50, 250, MAX_DEPTH];
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Far above any manifest or Dockerfile; keeps a stray large blob from being read at all. */
 const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -162,11 +200,12 @@ export class BaseCheckout {
   }
 
   /**
-   * The text of every file of the base whose path `filter` accepts, in path order. Binary files
+   * The text of every file of the base (or of `commit`, one this workspace holds) whose path
+   * `filter` accepts, in path order. Binary files
    * (a NUL byte, or not UTF-8), symlinks, submodules and files over 5 MiB are skipped.
    */
-  async readFiles(filter: (path: string) => boolean): Promise<FileText[]> {
-    const listing = await this.#runner.run('ls-tree', ['ls-tree', '-r', '-z', '-l', '--full-tree', this.baseSha]);
+  async readFiles(filter: (path: string) => boolean, commit: string = this.baseSha): Promise<FileText[]> {
+    const listing = await this.#runner.run('ls-tree', ['ls-tree', '-r', '-z', '-l', '--full-tree', commit]);
     const wanted: { path: string; sha: string }[] = [];
     for (const entry of listing.split('\0')) {
       const tab = entry.indexOf('\t');
@@ -214,9 +253,17 @@ export class BaseCheckout {
    * or added. Returns its sha, which pushWithLease pushes by default.
    */
   async commitOnBase(input: CommitOnBaseInput): Promise<string> {
-    const commit = await buildCommit((command, args, env) => this.#runner.run(command, args, env), {
-      parent: this.baseSha,
-      files: input.files,
+    return this.#commit(input, { files: input.files });
+  }
+
+  /** A commit on `input.parent` (default the base tip), remembered for pushWithLease. */
+  async #commit(
+    input: Pick<CommitOnBaseInput, 'parent' | 'message' | 'author' | 'date'>,
+    tree: Pick<BuildCommitInput, 'files' | 'blobs' | 'removals'>,
+  ): Promise<string> {
+    const commit = await buildCommit((command, args, env, stdin) => this.#runner.run(command, args, env, stdin), {
+      ...tree,
+      parent: input.parent ?? this.baseSha,
       message: input.message,
       author: input.author,
       ...(input.date === undefined ? {} : { date: input.date }),
@@ -224,6 +271,136 @@ export class BaseCheckout {
     });
     this.#lastCommit = commit;
     return commit;
+  }
+
+  /**
+   * Fetches a pull request's head (its branch into refs/nudger/head/<branch>, or the commit itself
+   * when the branch is gone or was not named, as for a fork) and enough history of it and of the
+   * base to find their merge base: 50 commits deep, then 250, then 1000. Throws GitCommandError
+   * when the head cannot be fetched or no merge base is within 1000 commits.
+   */
+  async fetchPullRequestHead(head: PullRequestHeadRef): Promise<PullRequestHead> {
+    const shown = this.#runner.shownUrl;
+    if (head.sha !== undefined && !FULL_SHA.test(head.sha)) {
+      throw new GitCommandError('fetch', shown, `head sha ${JSON.stringify(head.sha)} is not a full object name`);
+    }
+    if (head.branch !== undefined) await this.#checkBranchName(head.branch);
+    if (head.branch === undefined && head.sha === undefined) {
+      throw new GitCommandError('fetch', shown, 'the pull request head names neither a branch nor a commit');
+    }
+    return this.#mutex.run(this.directory, async () => {
+      for (const depth of MERGE_BASE_DEPTHS) {
+        const sha = await this.#fetchHead(head, depth);
+        const mergeBase = await this.#mergeBase(sha);
+        if (mergeBase !== undefined) return { sha, mergeBase };
+      }
+      throw new GitCommandError(
+        'merge-base',
+        shown,
+        `the pull request head and ${this.baseBranch} have no common commit within ${String(MAX_DEPTH)} commits`,
+      );
+    });
+  }
+
+  async #checkBranchName(branch: string): Promise<void> {
+    try {
+      await this.#runner.run('check-ref-format', ['check-ref-format', `refs/heads/${branch}`]);
+    } catch {
+      throw new GitCommandError('fetch', this.#runner.shownUrl, `${JSON.stringify(branch)} is not a branch name`);
+    }
+  }
+
+  /**
+   * The base and the head fetched `depth` commits deep; the head's commit. Two fetches: git skips
+   * a fetch whose every wanted commit is already here, so a commit named by sha beside the base
+   * would keep the base from deepening.
+   */
+  async #fetchHead(head: PullRequestHeadRef, depth: number): Promise<string> {
+    const fetch = (refspec: string) =>
+      this.#runner.remote('fetch', [
+        'fetch',
+        '--quiet',
+        `--depth=${String(depth)}`,
+        '--no-tags',
+        '--',
+        this.repoUrl,
+        refspec,
+      ]);
+    await fetch(`+refs/heads/${this.baseBranch}:${MERGE_BASE_REF_PREFIX}${this.baseBranch}`);
+    if (head.branch !== undefined) {
+      const ref = `${HEAD_REF_PREFIX}${head.branch}`;
+      try {
+        await fetch(`+refs/heads/${head.branch}:${ref}`);
+        const tip = (await this.#runner.run('rev-parse', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+        if (head.sha === undefined || head.sha === tip || (await this.#hasCommit(head.sha))) return head.sha ?? tip;
+      } catch (error) {
+        // A branch that is gone (a fork's, a deleted one) may still be reachable by its commit.
+        if (head.sha === undefined) throw error;
+      }
+    }
+    const sha = head.sha ?? '';
+    await fetch(sha);
+    return sha;
+  }
+
+  async #hasCommit(sha: string): Promise<boolean> {
+    return this.#runner.run('cat-file', ['cat-file', '-e', `${sha}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async #mergeBase(sha: string): Promise<string | undefined> {
+    try {
+      const output = await this.#runner.run('merge-base', ['merge-base', this.baseSha, sha]);
+      return output.trim() === '' ? undefined : output.trim();
+    } catch {
+      return undefined; // exit code 1: none within the history fetched so far
+    }
+  }
+
+  /** The paths that differ between two commits this workspace holds, in path order; renames as delete and add. */
+  async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
+    const output = await this.#runner.run('diff', [
+      'diff-tree',
+      '-r',
+      '-z',
+      '--no-renames',
+      '--name-status',
+      from,
+      to,
+      '--',
+    ]);
+    const fields = output.split('\0');
+    const changed: ChangedPath[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [status = '', path = ''] = [fields[i], fields[i + 1]];
+      if (path !== '') changed.push({ path, deleted: status.startsWith('D') });
+    }
+    return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * One commit on `parent` (default the base tip) whose tree has `paths` as `from` has them, byte
+   * for byte with their modes, and without those `from` lacks. Returns its sha.
+   */
+  async copyCommit(input: CopyCommitInput): Promise<string> {
+    const blobs: TreeBlob[] = [];
+    const present = new Set<string>();
+    for (let start = 0; start < input.paths.length; start += 500) {
+      const paths = input.paths.slice(start, start + 500);
+      const listing = await this.#runner.run('ls-tree', ['ls-tree', '-z', '--full-tree', input.from, '--', ...paths]);
+      for (const entry of listing.split('\0')) {
+        const tab = entry.indexOf('\t');
+        if (tab < 0) continue;
+        const [mode, type, sha] = entry.slice(0, tab).split(/\s+/);
+        const path = entry.slice(tab + 1);
+        if (mode === undefined || sha === undefined || (type !== 'blob' && type !== 'commit')) continue;
+        blobs.push({ path, mode, sha });
+        present.add(path);
+      }
+    }
+    return this.#commit(input, { files: [], blobs, removals: input.paths.filter((path) => !present.has(path)) });
   }
 
   /**
@@ -285,8 +462,8 @@ class GitRunner {
     this.#options = options;
   }
 
-  run(command: string, args: readonly string[], env: GitEnv = {}): Promise<string> {
-    return this.#exec(command, args, env, false);
+  run(command: string, args: readonly string[], env: GitEnv = {}, input?: string): Promise<string> {
+    return this.#exec(command, args, env, false, input);
   }
 
   /** A command that talks to the remote, authenticated with the credentials if any. */
@@ -308,8 +485,9 @@ class GitRunner {
     }
   }
 
-  async #exec(command: string, args: readonly string[], env: GitEnv, remote: boolean): Promise<string> {
-    const git = simpleGit(this.#config(remote)).env(gitEnvironment(env));
+  async #exec(command: string, args: readonly string[], env: GitEnv, remote: boolean, input?: string): Promise<string> {
+    const config = { ...this.#config(remote), ...(input === undefined ? {} : { input: () => input }) };
+    const git = simpleGit(config).env(gitEnvironment(env));
     this.#options.trace?.(args);
     try {
       return await git.raw([...args]);
