@@ -154,6 +154,21 @@ describe('GitLabForge against the GitLab emulator', () => {
     assert.match(list?.path ?? '', /source_branch=konflux%2Fchange-groups%2Fbundle-update/);
   });
 
+  it('serves a project in a nested group by its URL-encoded full path', async () => {
+    const { emulator, forge } = fixture;
+    await emulator.createRepository('acme/platform', 'bundle', { 'a.txt': 'a\n' });
+    const nested = parseRepositoryUrl('https://gitlab.example.com/acme/platform/bundle');
+    assert.equal(nested.owner, 'acme/platform');
+    const workspaces = new GitWorkspaces({ cacheDir: join(tempDir('gitlab-nested'), 'cache') });
+    const base = await workspaces.prepareBase(forge.cloneUrl(nested), 'main', forge.credentials);
+    const sha = await base.commitOnBase({ files: [{ path: 'a.txt', text: 'b\n' }], message: 'b', author: BOT });
+    await base.pushWithLease(BRANCH, undefined);
+    await forge.createPullRequest({ repo: nested, base: 'main', head: BRANCH, title: 'B', body: '', draft: true });
+    const found = await forge.findPullRequestByHeadBranch(nested, BRANCH);
+    assert.deepEqual([found?.number, found?.headSha, found?.draft], [1, sha, true]);
+    assert.ok(emulator.requests.some((r) => r.path.startsWith('/api/v4/projects/acme%2Fplatform%2Fbundle/')));
+  });
+
   it('never shows the token: a wrong one over the API and git, and a proxy echoing it', async () => {
     const { emulator, repo } = fixture;
     const wrong = new GitLabForge({

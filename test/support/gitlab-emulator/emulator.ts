@@ -123,8 +123,8 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
         return;
       }
       operationId = 'git';
-      const [owner = '', name = ''] = url.pathname.split('/').slice(1, 3);
-      const failed = failing.get(`${owner}/${name.replace(/\.git$/, '')}`);
+      // `/<group>[/<subgroup>...]/<name>.git/...`: the project's full path.
+      const failed = failing.get(/^\/(.+?)\.git(?:\/|$)/.exec(url.pathname)?.[1] ?? '');
       if (failed !== undefined) {
         response.writeHead(failed, { 'content-type': 'text/plain' }).end(`${echoed(request)}\n`);
         return;
