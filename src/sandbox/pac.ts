@@ -7,12 +7,18 @@
 //
 // The PR state needed for `synchronize` (which head branches have an open PR) is rebuilt from the
 // log itself, in log order, so a PR closed right after a push still counts that push's build.
+//
+// In a monorepo each component's `.tekton/` pull-request PipelineRun may build it only for some
+// paths (`"<glob>".pathChanged()` in its on-cel-expression, docs/decisions.md N33): a component
+// watched with globs is built only when a file the PR changes (since its merge base with the base
+// branch) matches one, as PaC's gobwas/glob matches it.
 import { readForgeEvents, type LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { ZERO_SHA, type LoggedForgeEvent } from '../adapters/forges/local/event-log.ts';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
 import { localGitRun } from '../adapters/git/plumbing.ts';
 import { SerialPoller } from './poll-loop.ts';
 import { hasSkipMarker } from '../domain/pr-description/skip-markers.ts';
+import { pacGlobMatches } from '../domain/monorepo/pac-glob.ts';
 
 export type PacTrigger = 'opened' | 'synchronize' | 'ready_for_review';
 
@@ -42,6 +48,10 @@ interface WatchedRepository {
   offset: number;
   /** Head branch -> numbers of the open PRs on it, from opened/closed/merged events. */
   readonly openByHead: Map<string, Set<number>>;
+  /** Component -> its pull-request PipelineRun's pathChanged globs; absent = built for every change. */
+  readonly pathChanged: Map<string, readonly string[]>;
+  /** PR number -> its base branch, from its opened event. */
+  readonly baseOf: Map<number, string>;
 }
 
 const BRANCH_REF = 'refs/heads/';
@@ -61,14 +71,15 @@ export class PacStandIn {
    * Counts builds of `component` for PR events of `repo`, from the start of its log (events that
    * happened before the call are counted at the next poll). Several components may share a repo.
    */
-  watch(repo: RepositoryRef, component: string): void {
+  watch(repo: RepositoryRef, component: string, pathChanged?: readonly string[]): void {
     const key = `${repo.owner}/${repo.name}`;
-    const known = this.#watched.get(key);
+    let known = this.#watched.get(key);
     if (known === undefined) {
-      this.#watched.set(key, { repo, components: [component], offset: 0, openByHead: new Map() });
-    } else if (!known.components.includes(component)) {
-      known.components.push(component);
+      known = { repo, components: [], offset: 0, openByHead: new Map(), pathChanged: new Map(), baseOf: new Map() };
+      this.#watched.set(key, known);
     }
+    if (!known.components.includes(component)) known.components.push(component);
+    if (pathChanged !== undefined) known.pathChanged.set(component, pathChanged);
   }
 
   /** Every build counted so far, in the order the events happened per repository. */
@@ -119,6 +130,7 @@ export class PacStandIn {
     switch (event.type) {
       case 'opened':
         openSet(watched, event.headBranch).add(event.number);
+        watched.baseOf.set(event.number, event.baseBranch);
         return this.#trigger(watched, event.number, event.headSha, 'opened', event.offset);
       case 'ready_for_review':
         return this.#trigger(watched, event.number, event.headSha, 'ready_for_review', event.offset);
@@ -141,6 +153,10 @@ export class PacStandIn {
     }
   }
 
+  #changedPaths(watched: WatchedRepository, pullRequest: number, headSha: string): Promise<string[] | undefined> {
+    return changedPathsOf(this.#forge, watched, pullRequest, headSha);
+  }
+
   async #trigger(
     watched: WatchedRepository,
     pullRequest: number,
@@ -157,7 +173,13 @@ export class PacStandIn {
       }
       return [];
     }
-    const builds = watched.components.map((component): PacBuild => ({
+    const changed = await this.#changedPaths(watched, pullRequest, headSha);
+    const built = watched.components.filter((component) => {
+      const globs = watched.pathChanged.get(component);
+      if (globs === undefined || changed === undefined) return true;
+      return changed.some((path) => globs.some((glob) => pacGlobMatches(glob, path)));
+    });
+    const builds = built.map((component): PacBuild => ({
       component,
       repository,
       pullRequest,
@@ -168,6 +190,24 @@ export class PacStandIn {
     this.#builds.push(...builds);
     return builds;
   }
+}
+
+/**
+ * The paths the PR changes at `headSha`, since its merge base with its base branch; undefined
+ * when no component of the repository filters on paths, or the base is not known.
+ */
+async function changedPathsOf(
+  forge: LocalForge,
+  watched: WatchedRepository,
+  pullRequest: number,
+  headSha: string,
+): Promise<string[] | undefined> {
+  const base = watched.baseOf.get(pullRequest);
+  if (watched.pathChanged.size === 0 || base === undefined) return undefined;
+  const run = localGitRun(forge.gitDirectory(watched.repo));
+  const mergeBase = (await run('merge-base', ['merge-base', `refs/heads/${base}`, headSha])).trim();
+  const listed = await run('diff', ['diff', '--name-only', '-z', '--no-renames', mergeBase, headSha, '--']);
+  return listed.split('\0').filter((path) => path !== '');
 }
 
 function openSet(watched: WatchedRepository, headBranch: string): Set<number> {

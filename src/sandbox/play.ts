@@ -211,7 +211,7 @@ export class ScenarioPlayer {
       const repo = await forge.createRepository(namespace, seed.component, seed.files);
       for (const component of seed.components) {
         this.#repos.set(component, repo);
-        pac.watch(repo, component);
+        pac.watch(repo, component, this.#scenario.components.find((c) => c.name === component)?.pathChanged);
       }
     }
     for (const configMap of this.#objects.configMaps) await client.create(CONFIG_MAPS, configMap);

@@ -107,4 +107,28 @@ describe('PacStandIn', () => {
     await forge.createPullRequest({ repo, base: 'main', head: 'feature', title: 't', body: 'b', draft: false });
     assert.deepEqual((await pac.poll()).map((build) => build.component).sort(), ['bundle', 'operator']);
   });
+
+  it('builds a component watched with pathChanged globs only when the PR changes a path they match (N33)', async () => {
+    const { forge, repo, pac } = await setup('pac-path-changed');
+    pac.watch(repo, 'operand', ['operand/***', 'go.mod']);
+    pac.watch(repo, 'docs');
+    pac.watch(repo, 'bundle', ['bundle/***']);
+    const workspaces = new GitWorkspaces({ cacheDir: join(tempDir('pac-path-changed-git'), 'cache') });
+    const commit = async (from: string, path: string): Promise<string> => {
+      const base = await workspaces.prepareBase(forge.cloneUrl(repo), from);
+      const sha = await base.commitOnBase({ files: [{ path, text: `${path}\n` }], message: path, author: AUTHOR });
+      await base.pushWithLease('feature', await forge.branchHead(repo, 'feature'));
+      return sha;
+    };
+    await commit('main', 'operand/main.go');
+    await forge.createPullRequest({ repo, base: 'main', head: 'feature', title: 't', body: 'b', draft: false });
+    await commit('feature', 'bundle/manifests/csv.yaml');
+    const builds = await pac.poll();
+    assert.deepEqual(
+      builds.map((build) => `${build.trigger} ${build.component}`),
+      // Opened: operand/ only (docs has no globs: every change). The second push changes bundle/
+      // too, and PaC compares with the merge base, so then the PR changes both.
+      ['opened operand', 'opened docs', 'synchronize bundle', 'synchronize operand', 'synchronize docs'],
+    );
+  });
 });
