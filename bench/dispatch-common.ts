@@ -316,7 +316,7 @@ export interface DispatchSandbox {
 
 /** A sandbox whose logger is a WarningLog, for `run`; closed (watches first) however `run` ends. */
 export async function withDispatchSandbox<T>(
-  options: { readonly pollIntervalMs?: number },
+  options: { readonly pollIntervalMs?: number; readonly preMergePollMs?: number },
   run: (sandbox: DispatchSandbox) => Promise<T>,
 ): Promise<T> {
   const warnings = new WarningLog();

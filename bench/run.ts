@@ -4,7 +4,8 @@
 // `node bench/run.ts --only <name>[,<name>…]` runs some: a name is a benchmark's (see BENCHMARKS)
 // or the part before its first `-` (`dispatch` runs dispatch-latency and dispatch-burst).
 // `--quick` makes the dispatch benchmarks smaller (10 latency samples, a 200-build burst) and the
-// validated ones too (a day of 10 operands instead of 30; 10 latency samples).
+// validated ones too (a day of 10 operands instead of 30; 10 latency samples), and pre-merge-latency
+// (10 samples after 2 warm-up).
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ import { benchCliMemory, formatCliMemory } from './cli-memory.ts';
 import { benchDispatchBurst } from './dispatch-burst.ts';
 import { benchDispatchLatency } from './dispatch-latency.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
+import { benchPreMergeLatency } from './pre-merge-latency.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchStaleReferences } from './stale-references.ts';
 import { benchValidatedLatency } from './validated-latency.ts';
@@ -214,6 +216,10 @@ const BENCHMARKS: readonly (readonly [name: string, run: () => unknown])[] = [
   [
     'validated-latency',
     () => print(benchValidatedLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 5 })),
+  ],
+  [
+    'pre-merge-latency',
+    () => print(benchPreMergeLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 5 })),
   ],
 ];
 

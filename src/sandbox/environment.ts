@@ -33,6 +33,8 @@ export interface SandboxEnvironmentOptions {
   readonly pollIntervalMs?: number;
   /** Where the control plane binaries are; default as the integration tests find them. */
   readonly binDirectory?: string;
+  /** How often the pre-merge reconciler asks the forge about a triggering PR; default SANDBOX_PRE_MERGE_POLL_MS. */
+  readonly preMergePollMs?: number;
 }
 
 export interface SandboxEnvironment {
@@ -128,7 +130,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
             renovate: new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) }),
           },
           policy: SANDBOX_DISPATCH_POLICY,
-          preMergePollMs: SANDBOX_PRE_MERGE_POLL_MS,
+          preMergePollMs: options.preMergePollMs ?? SANDBOX_PRE_MERGE_POLL_MS,
         },
       });
     manager = await launch();
