@@ -259,7 +259,7 @@ export class PullRequestSteps {
         else facts.push(fact);
       }
       if (waiting.length === 0) {
-        this.#facts.push(...facts);
+        for (const fact of facts) this.#facts.push(await this.#withPullRequestUrl(pr.group, fact));
         return;
       }
       if (Date.now() >= deadline) {
@@ -270,6 +270,20 @@ export class PullRequestSteps {
       }
       await sleep(this.#o.env.pollIntervalMs);
     }
+  }
+
+  /**
+   * The nudge PR's URL, looked up on the forge by its branch `<group>@<target>` (the record keeps
+   * the executor's detail, which says more than the URL, e.g. `<url> (closed)`).
+   */
+  async #withPullRequestUrl(group: string, fact: NudgeResult): Promise<NudgeResult> {
+    if (fact.outcome !== 'pullRequest') return fact;
+    const repo = this.#o.repos.get(fact.to);
+    const found =
+      repo === undefined
+        ? undefined
+        : await this.#o.env.forge.findPullRequestByHeadBranch(repo, preMergeBranch(group, fact.to));
+    return { ...fact, pullRequest: found?.url ?? null };
   }
 
   async #record(group: string, target: string): Promise<PreMergeRecord | undefined> {
@@ -307,7 +321,7 @@ export class PullRequestSteps {
       snapshot: null,
       ...(failed
         ? { outcome: 'failed' as const, reason: attempt.reason ?? 'unknown', pullRequest: null }
-        : { outcome: 'pullRequest' as const, pullRequest: record.applied?.url ?? null }),
+        : { outcome: 'pullRequest' as const, pullRequest: null }),
       heldBy: null,
     };
   }

@@ -179,6 +179,8 @@ describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
         for (const nudge of lastNudges) {
           assert.equal(nudge.event, ending === 'merged' ? 'push' : 'pull_request');
           assert.equal(nudge.outcome, 'pullRequest');
+          const nudgePr = await nudgePullRequest(namespace, useCase.repositoryOf(nudge.to), `${BRANCH}@${nudge.to}`);
+          assert.equal(nudge.pullRequest, nudgePr.url, 'the nudge PR, found by its branch');
           assert.equal(nudge.digest, { pushed: second, merged: pushDigest, closed: null }[ending], 'the digest pinned');
         }
         const groups = result.pullRequests.filter((pr) => pr.group === BRANCH).map((pr) => pr.branch);
