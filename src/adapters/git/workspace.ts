@@ -327,11 +327,12 @@ export class BaseCheckout {
         refspec,
       ]);
     await fetch(`+refs/heads/${this.baseBranch}:${MERGE_BASE_REF_PREFIX}${this.baseBranch}`);
+    let tip: string | undefined;
     if (head.branch !== undefined) {
       const ref = `${HEAD_REF_PREFIX}${head.branch}`;
       try {
         await fetch(`+refs/heads/${head.branch}:${ref}`);
-        const tip = (await this.#runner.run('rev-parse', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+        tip = (await this.#runner.run('rev-parse', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
         if (head.sha === undefined || head.sha === tip || (await this.#hasCommit(head.sha))) return head.sha ?? tip;
       } catch (error) {
         // A branch that is gone (a fork's, a deleted one) may still be reachable by its commit.
@@ -339,7 +340,13 @@ export class BaseCheckout {
       }
     }
     const sha = head.sha ?? '';
-    await fetch(sha);
+    try {
+      await fetch(sha);
+    } catch (error) {
+      // A commit force-pushed away and no longer served: the branch as it is now is the PR's head.
+      if (tip === undefined) throw error;
+      return tip;
+    }
     return sha;
   }
 

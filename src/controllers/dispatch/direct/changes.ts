@@ -42,9 +42,13 @@ function sourceOf(nudge: NudgeBuild): DigestSource {
   };
 }
 
-async function rewrite(checkout: Pick<BaseCheckout, 'readFiles'>, sources: DigestSource[]): Promise<SourcesRewrite> {
+async function rewrite(
+  checkout: Pick<BaseCheckout, 'readFiles'>,
+  sources: DigestSource[],
+  commit?: string,
+): Promise<SourcesRewrite> {
   const matchers = sourceFileMatchers(sources);
-  return rewriteDigestSources(await checkout.readFiles((path) => pathMatches(path, matchers)), sources);
+  return rewriteDigestSources(await checkout.readFiles((path) => pathMatches(path, matchers), commit), sources);
 }
 
 export async function nudgeChanges(
@@ -61,14 +65,16 @@ export async function nudgeChanges(
 }
 
 /**
- * What one commit of a pre-merge nudge changes (N34): each pinned trigger's image in the files its
- * own fileMatch selects, named by its component.
+ * What the digest commit of a pre-merge nudge changes (N34): each pinned trigger's image in the
+ * files its own fileMatch selects, named by its component; read on `commit` (a monorepo's
+ * synthetic commit, N36), default the base tip.
  */
 export async function preMergeChanges(
   checkout: Pick<BaseCheckout, 'readFiles'>,
   images: readonly NonNullable<PreMergeTrigger['image']>[],
+  commit?: string,
 ): Promise<SourcesRewrite> {
-  return rewrite(checkout, images.map(sourceOf));
+  return rewrite(checkout, images.map(sourceOf), commit);
 }
 
 /** What one commit of a validated batch changes (N28): each image in the files its fileMatch selects. */

@@ -143,9 +143,9 @@ export async function checkoutBase(
 }
 
 /**
- * ONE commit of `files` on the base tip, dated by the newest of its builds' creation times, so that
- * the same content on the same base is the same sha and a repeat after a crash pushes nothing (N28,
- * N34).
+ * ONE commit of `files` on the base tip (or on `parent`, a monorepo's synthetic commit, N36), dated
+ * by the newest of its builds' creation times, so that the same content on the same base is the
+ * same sha and a repeat after a crash pushes nothing (N28, N34).
  */
 export function commitOfBuilds(
   target: DirectTarget,
@@ -153,10 +153,17 @@ export function commitOfBuilds(
   files: readonly FileText[],
   text: Pick<NudgePullRequestText, 'commit'>,
   createdAts: readonly (string | undefined)[],
+  parent?: string,
 ): Promise<string> {
   const date = validatedCommitDate(createdAts);
   const { message } = text.commit;
-  return checkout.commitOnBase({ files, message, author: target.identity, ...(date === undefined ? {} : { date }) });
+  return checkout.commitOnBase({
+    files,
+    message,
+    author: target.identity,
+    ...(date === undefined ? {} : { date }),
+    ...(parent === undefined ? {} : { parent }),
+  });
 }
 
 /**
@@ -197,6 +204,8 @@ export async function publishCommit(
     readonly settings: RenovateSettings;
     /** A pre-merge nudge's draft state (N34), kept or switched; undefined for nudges that are never drafts. */
     readonly draft?: boolean;
+    /** Comments made once the pull request is up to date (a nudge-loop warning, N36). */
+    readonly comments?: readonly string[];
   },
 ): Promise<FireOutcome> {
   const { branch, base, forge } = target;
@@ -215,6 +224,9 @@ export async function publishCommit(
     labels: text.labels,
     ...(draft === undefined ? {} : { draft }),
   });
+  // After the body that stamps them: a crash in between loses a comment rather than repeating it.
+  for (const comment of publish.comments ?? [])
+    await forge.provider.addComment?.(forge.repo, pullRequest.number, comment);
   if (draft === undefined) return decorated(target, pullRequest, text.labels, settings);
   return decoratedDraft(target, pullRequest, text.labels, settings, draft);
 }

@@ -7,10 +7,13 @@
 //    comment, and is closed; nothing is pushed; a merged or closed one stays as it is;
 // 3. decide (decideKeyedWrite): someone else's commit stops it until the rebase box is ticked (N20);
 //    a PR already stamped with this key is done (a fire repeated after a crash);
-// 4. fetch the base tip and rewrite each trigger that pins an image (its build and distribution
-//    repositories, in the files its own fileMatch selects) as ONE commit dated by the newest build:
-//    the same content on the same base is the same sha. A trigger without an image is not
-//    rewritten, so its references are the base's again;
+// 4. fetch the base tip; in a monorepo, first a synthetic commit per open triggering PR of the
+//    nudged repository copying the files it changed that the nudged component builds from (N36);
+//    then rewrite each trigger that pins an image (its build and distribution repositories, in the
+//    files its own fileMatch selects) as ONE commit dated by the newest build: the same content on
+//    the same base is the same sha. A trigger without an image is not rewritten, so its references
+//    are the base's again. Files that start a nudging component's own push build are a nudge-loop
+//    warning: a notice, and a comment once per PR;
 // 5. force-push with a lease on the head it observed, update the open PR's managed block (human
 //    text outside it kept) or open a new one, as a draft while `request.draft`, ready otherwise;
 //    labels as for a single nudge, auto-merge only once it is ready.
@@ -33,6 +36,7 @@ import { quotedBuildLink } from '../build-link.ts';
 import type { ExecutorNotice, FireOutcome, PreMergeNudgeRequest, PreMergeTrigger } from '../executor.ts';
 import { preMergeChanges } from './changes.ts';
 import { DIRECT_FAILURE_REASONS } from './failures.ts';
+import { nudgeLoopsOf, syntheticCommits, toldNudgeLoops } from './monorepo.ts';
 import {
   branchEdited,
   checkoutBase,
@@ -84,9 +88,12 @@ export async function firePreMergeNudge(
   signal?.throwIfAborted();
   const pinned = pinnedTriggers(request.triggers);
   const { checkout, semanticCommits } = await checkoutBase(options, target, request.settings);
+  // A monorepo's triggering PRs first (N36): what they changed that the nudged component builds from.
+  const synthetic = await syntheticCommits(checkout, target, request.triggers, createdAtOf);
   const changes = await preMergeChanges(
     checkout,
     pinned.map((trigger) => trigger.image),
+    synthetic,
   );
   const rows = rowsOf(request, pinned, notices, (component) => sourceChange(changes, component));
   if (changes.files.length === 0) {
@@ -104,16 +111,30 @@ export async function firePreMergeNudge(
     semanticCommits: await semanticCommits(),
   });
   const createdAts = pinned.map((trigger) => createdAtOf(trigger));
-  const commit = await commitOfBuilds(target, checkout, changes.files, text, createdAts);
+  const commit = await commitOfBuilds(target, checkout, changes.files, text, createdAts, synthetic);
+  const loops = await nudgeLoopsOf(
+    checkout,
+    target,
+    pinned.map((trigger) => ({ component: trigger.component, repoUrl: trigger.repoUrl })),
+    changes.files.map((file) => file.path),
+    synthetic,
+  );
+  const { body, comments } = toldNudgeLoops(
+    target,
+    loops,
+    open?.body,
+    withPreMergeBlock(open?.body, text.body, request.group),
+  );
 
   signal?.throwIfAborted();
   return publishCommit(target, checkout, {
     commit,
     open,
     text,
-    body: withPreMergeBlock(open?.body, text.body, request.group),
+    body,
     settings: request.settings,
     draft: request.draft,
+    comments,
   });
 }
 
@@ -140,8 +161,8 @@ function newer(a: Pinned, b: Pinned): boolean {
 }
 
 /** The build's creation time dates the commit; the cached PipelineRun has it when the verified build does not. */
-function createdAtOf(trigger: Pinned): string | undefined {
-  return trigger.image.build.createdAt ?? trigger.image.buildRun.metadata?.creationTimestamp ?? undefined;
+function createdAtOf(trigger: PreMergeTrigger): string | undefined {
+  return trigger.image?.build.createdAt ?? trigger.image?.buildRun.metadata?.creationTimestamp ?? undefined;
 }
 
 /** The block's rows: every trigger, its pin and what the commit did with it. */
