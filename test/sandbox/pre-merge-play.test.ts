@@ -2,7 +2,8 @@
 // real control plane, the manager with its dispatcher and the direct executor, real git on the
 // local forge. ADR 29's three use cases (a common parent image, an OLM operator in separate
 // repositories, an OLM operator in one repository), each with its triggering PR pushed to again,
-// and left open, merged or closed; and two PR groups at once in one namespace. After every step the nudge PR
+// and left open, merged or closed; two triggers in one group; and two PR groups at once in one
+// namespace. After every step the nudge PR
 // `feature-1234@<target>` is read from the forge: draft while the trigger is open, pinning the PR
 // build's digest; the merge commit's push build's digest and no longer draft once merged; closed
 // with a comment once its only trigger is closed (nothing pushed then: N34).
@@ -14,6 +15,7 @@ import { ScenarioPlayer } from '../../src/sandbox/play.ts';
 import { checkScenarioDocument } from '../../src/sandbox/scenario/parse.ts';
 import { sandboxResultProblems, type NudgeResult } from '../../src/sandbox/scenario/result.ts';
 import type { ScenarioDocument, ScenarioStep } from '../../src/sandbox/scenario/schema.ts';
+import { initialDigest } from '../../src/sandbox/scenario/objects.ts';
 import { filesAt, imageOf, pinnedDigests, repoOf, startEnvironment } from '../e2e/helpers.ts';
 
 let env: SandboxEnvironment;
@@ -229,5 +231,63 @@ describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
     assert.equal(one?.length, 1);
     assert.equal(two?.length, 1);
     assert.notDeepEqual(one, two, 'each group pins its own PR build');
+  });
+
+  it('two triggers in one group: draft until the last open one ends; a closed one goes back to the base', async () => {
+    const namespace = 'pm-two-triggers';
+    const steps: ScenarioStep[] = [
+      { openPullRequest: { component: 'op-a', branch: BRANCH } },
+      { openPullRequest: { component: 'op-b', branch: BRANCH } },
+      { mergeNudgingPullRequest: { component: 'op-a', branch: BRANCH } },
+      { closeNudgingPullRequest: { component: 'op-b', branch: BRANCH } },
+      { openPullRequest: { component: 'op-b', branch: BRANCH } },
+    ];
+    const scenario = checkScenarioDocument(
+      {
+        namespace,
+        preMerge: true,
+        components: [
+          { name: 'op-a', image: imageOf('op-a'), nudges: ['bundle'] },
+          { name: 'op-b', image: imageOf('op-b'), nudges: ['bundle'] },
+          { name: 'bundle', image: imageOf('bundle') },
+        ],
+        steps,
+      },
+      namespace,
+    );
+    const seen: unknown[] = [];
+    const player = new ScenarioPlayer(env, scenario, {
+      afterStep: async () => {
+        const pr = await nudgePullRequest(namespace, 'bundle', `${BRANCH}@bundle`);
+        const files = await filesAt(env, repoOf(env, namespace, 'bundle'), pr.headSha);
+        seen.push([
+          pr.number,
+          pr.state,
+          pr.draft,
+          pinnedDigests(files, imageOf('op-a'))[0],
+          pinnedDigests(files, imageOf('op-b'))[0],
+        ]);
+      },
+    });
+    await player.setUp();
+    await player.play();
+    const result = await player.result();
+    assert.deepEqual(sandboxResultProblems(result), []);
+    const digest = (from: string, event: string, index = 0): string | null | undefined =>
+      result.nudges.filter((n) => n.from === from && n.event === event && n.outcome === 'pullRequest')[index]?.digest;
+    const [prA, pushA, prB, prB2] = [
+      digest('op-a', 'pull_request'),
+      digest('op-a', 'push'),
+      digest('op-b', 'pull_request'),
+      digest('op-b', 'pull_request', 2),
+    ];
+    const baseB = initialDigest(imageOf('op-b'));
+    assert.deepEqual(seen, [
+      [1, 'open', true, prA, baseB],
+      [1, 'open', true, prA, prB],
+      [1, 'open', true, pushA, prB], // op-b still open: still a draft
+      [1, 'open', false, pushA, baseB], // op-b closed: its reference back to the base, ready
+      [1, 'open', true, pushA, prB2], // an open trigger joins: a draft again
+    ]);
   });
 });
