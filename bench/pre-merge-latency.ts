@@ -63,6 +63,7 @@ import { KonfluxStandIn } from '../src/sandbox/konflux.ts';
 import { ScenarioPlayer } from '../src/sandbox/play.ts';
 import { PullRequestSteps } from '../src/sandbox/pull-request-steps.ts';
 import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
+import type { Scenario } from '../src/sandbox/scenario/schema.ts';
 import { BATCH_FILES } from '../test/controllers/dispatch-direct-batch-fixture.ts';
 import { digestOf } from '../test/controllers/dispatch-direct-fixture.ts';
 import {
@@ -188,7 +189,8 @@ interface EndToEnd {
   readonly immediate: { namespace: string; repo: RepositoryRef; latencies: number[]; lastBuildAt: number };
 }
 
-async function setUpNamespace(env: SandboxEnvironment, namespace: string, preMerge: boolean): Promise<void> {
+/** The namespace's Components, NudgeConfig and repositories, as the sandbox sets them up; its scenario. */
+async function setUpNamespace(env: SandboxEnvironment, namespace: string, preMerge: boolean): Promise<Scenario> {
   const scenario = checkScenarioDocument(
     {
       namespace,
@@ -203,6 +205,7 @@ async function setUpNamespace(env: SandboxEnvironment, namespace: string, preMer
     `pre-merge latency benchmark (${namespace})`,
   );
   await new ScenarioPlayer(env, scenario).setUp();
+  return scenario;
 }
 
 async function preMergeSample(e2e: EndToEnd, verb: 'openPullRequest' | 'pushToPullRequest', record: boolean) {
@@ -255,25 +258,12 @@ async function endToEnd(options: PreMergeLatencyOptions): Promise<string[]> {
     { pollIntervalMs: STAND_IN_POLL_MS, preMergePollMs: PRE_MERGE_POLL_MS },
     async ({ env, warnings, watchMarkers }) => {
       const [preMergeNs, immediateNs] = ['bench-pmlat-premerge', 'bench-pmlat-immediate'];
-      await setUpNamespace(env, preMergeNs, true);
+      const scenario = await setUpNamespace(env, preMergeNs, true);
       await setUpNamespace(env, immediateNs, false);
       const clock = new StatusWriteClock(env.client);
       const konflux = new KonfluxStandIn(clock.client, { seed: 'bench-pre-merge-latency' });
       const markers = await watchMarkers((namespace, component) =>
         namespace === immediateNs && component === NUDGING ? [TARGET] : [],
-      );
-      const scenario = checkScenarioDocument(
-        {
-          namespace: preMergeNs,
-          nudgedBy: 'nudger',
-          executor: 'direct',
-          preMerge: true,
-          components: [
-            { name: NUDGING, image: `quay.io/bench/${NUDGING}`, nudges: [TARGET] },
-            { name: TARGET, image: `quay.io/bench/${TARGET}` },
-          ],
-        },
-        'pre-merge latency benchmark (steps)',
       );
       const steps = new PullRequestSteps({
         // The pull-request builds go through the clock, as the immediate lane's push builds do.
