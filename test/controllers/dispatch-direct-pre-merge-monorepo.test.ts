@@ -9,11 +9,21 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { PreMergeNudgeRequest } from '../../src/controllers/dispatch/executor.ts';
+import type { NudgeRequest, PreMergeNudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { MONOREPO_NOTICE_REASONS } from '../../src/controllers/dispatch/direct/monorepo.ts';
 import { git, removeTempDirs } from '../adapters/git/helpers.ts';
 import { imageOf } from './dispatch-direct-batch-fixture.ts';
-import { OLD_DIGEST, digestOf } from './dispatch-direct-fixture.ts';
+import {
+  BRANCH,
+  BUILD_1,
+  BUILD_2,
+  BUNDLE_FILES,
+  NUDGING,
+  OLD_DIGEST,
+  digestOf,
+  nudgeRequest,
+  type BuildInput,
+} from './dispatch-direct-fixture.ts';
 import { detailOf, localDirectRig } from './dispatch-direct-harness.ts';
 import * as f from './dispatch-direct-pre-merge-fixture.ts';
 
@@ -200,5 +210,54 @@ describe('direct executor: pre-merge nudges in a monorepo', () => {
     assert.deepEqual((await rig.forge.pullRequestExtras(rig.repo, pull.number)).comments, comments, 'once per PR');
     const now = await rig.forge.getPullRequest(rig.repo, pull.number);
     assert.equal(now.body.split('nudger-nudge-loop').length, 2, 'one stamp');
+  });
+});
+
+describe('direct executor: the single nudge in a monorepo', () => {
+  const files = {
+    ...BUNDLE_FILES,
+    '.tekton/operand-push.yaml': pipelineRun(
+      'operand-on-push',
+      NUDGING,
+      'event == "push" && "manifests/***".pathChanged()',
+    ),
+  };
+  const request = (url: string, build: BuildInput, nudgingUrl: string): NudgeRequest => {
+    const plain = nudgeRequest(url, build);
+    return {
+      ...plain,
+      nudging: { ...plain.nudging, spec: { ...plain.nudging.spec, source: { git: { url: nudgingUrl } } } },
+    };
+  };
+
+  it('warns of the loop with a notice every fire and one PR comment, carrying the stamp over rewrites', async () => {
+    const rig = await localDirectRig('direct-mono-loop', files, BRANCH);
+    const first = await rig.executor.fire(request(rig.url, BUILD_1, rig.url));
+    assert.equal(first.result.ok, true, JSON.stringify(first));
+    const loops = (first.notices ?? []).filter((n) => n.reason === MONOREPO_NOTICE_REASONS.nudgeLoop);
+    assert.equal(loops.length, 1, JSON.stringify(first.notices));
+    assert.ok(
+      loops[0]?.message.includes('manifests/csv.yaml matches "manifests/***".pathChanged()'),
+      loops[0]?.message,
+    );
+    assert.ok(!loops[0]?.message.includes('Dockerfile'), 'the Dockerfile starts no push build');
+    const [pull] = await rig.forge.listPullRequests(rig.repo);
+    assert.ok(pull !== undefined);
+    assert.equal((await rig.forge.pullRequestExtras(rig.repo, pull.number)).comments?.length, 1);
+
+    const second = await rig.executor.fire(request(rig.url, BUILD_2, rig.url));
+    assert.equal(detailOf(second), pull.url);
+    assert.ok((second.notices ?? []).some((n) => n.reason === MONOREPO_NOTICE_REASONS.nudgeLoop));
+    assert.equal((await rig.forge.pullRequestExtras(rig.repo, pull.number)).comments?.length, 1, 'once per PR');
+    const body = (await rig.forge.getPullRequest(rig.repo, pull.number)).body;
+    assert.equal(body.split('nudger-nudge-loop').length, 2, 'the stamp carried over the rewritten body');
+    assert.ok(body.includes(digestOf('b')), 'the body is the new build’s');
+  });
+
+  it('does not warn when the nudging component is built from another repository', async () => {
+    const rig = await localDirectRig('direct-mono-other', files, BRANCH);
+    const outcome = await rig.executor.fire(request(rig.url, BUILD_1, 'https://github.com/acme/operand'));
+    assert.equal(outcome.result.ok, true, JSON.stringify(outcome));
+    assert.deepEqual(outcome.notices, []);
   });
 });

@@ -25,6 +25,8 @@ import {
 import { quotedBuildLink } from '../build-link.ts';
 import type { BatchEntry, BatchNudgeRequest, ExecutorNotice, FireOutcome } from '../executor.ts';
 import { batchChanges } from './changes.ts';
+import { nudgeLoopsOf, toldNudgeLoops } from './monorepo.ts';
+import { gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import {
   branchEdited,
   checkoutBase,
@@ -83,8 +85,21 @@ export async function fireValidatedBatch(
   const createdAts = images.map((image) => image.createdAt);
   const commit = await commitOfBuilds(target, checkout, changes.files, text, createdAts);
 
+  // In a monorepo the batch may start a nudging component's own push build again (N36).
+  const nudging = request.entries.map((entry) => ({
+    component: entry.build.component,
+    repoUrl: gitSourceOf(entry.nudging).url,
+  }));
+  const loops = await nudgeLoopsOf(
+    checkout,
+    target,
+    nudging,
+    changes.files.map((file) => file.path),
+  );
+  const { body, comments } = toldNudgeLoops(target, loops, open?.body, text.body);
+
   signal?.throwIfAborted();
-  return publishCommit(target, checkout, { commit, open, text, body: text.body, settings: request.settings });
+  return publishCommit(target, checkout, { commit, open, text, body, settings: request.settings, comments });
 }
 
 /**

@@ -26,6 +26,8 @@ import type { BatchNudgeRequest, FireOutcome, NudgeExecutor, NudgeRequest, PreMe
 import { fireValidatedBatch } from './batch.ts';
 import { firePreMergeNudge } from './pre-merge.ts';
 import { nudgeChanges, nudgedRepositories } from './changes.ts';
+import { nudgeLoopsOf, toldNudgeLoops } from './monorepo.ts';
+import { gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import {
   branchEdited,
   checkoutBase,
@@ -136,13 +138,17 @@ export class DirectNudgeExecutor implements NudgeExecutor {
       ...(createdAt === undefined ? {} : { date: createdAt }),
     });
 
+    // In a monorepo the nudge may start the nudging component's own push build again (N36).
+    const nudging = [{ component: request.build.component, repoUrl: gitSourceOf(request.nudging).url }];
+    const loops = await nudgeLoopsOf(
+      checkout,
+      target,
+      nudging,
+      changes.files.map((file) => file.path),
+    );
+    const { body, comments } = toldNudgeLoops(target, loops, open?.body, withBuildStamp(text.body, stamp));
+
     signal?.throwIfAborted();
-    return publishCommit(target, checkout, {
-      commit,
-      open,
-      text,
-      body: withBuildStamp(text.body, stamp),
-      settings: request.settings,
-    });
+    return publishCommit(target, checkout, { commit, open, text, body, settings: request.settings, comments });
   }
 }
