@@ -183,6 +183,22 @@ describe('direct executor: pre-merge nudges in a monorepo', () => {
     assert.ok(notice.message.includes('every file operator #12 changed is copied'), notice.message);
   });
 
+  it('goes on without a copy, and says so, when the PR head is not served (a fork)', async () => {
+    const rig = await setup('pre-merge-mono-fork', monorepoFiles(), PR_CHANGES);
+    const request = monorepoRequest(rig.url, rig.head, OPERATOR_OPEN);
+    const gone = { branch: 'someone/feature-1234', sha: 'e'.repeat(40) };
+    const outcome = await rig.executor.firePreMerge({
+      ...request,
+      triggers: request.triggers.map((t) => ({ ...t, head: gone })),
+    });
+    assert.equal(outcome.result.ok, true, JSON.stringify(outcome));
+    assert.equal(rig.commitsOnBranch(), 1, 'the digest commit only');
+    assert.deepEqual(
+      (outcome.notices ?? []).map((n) => [n.type, n.reason, n.once]),
+      [['Warning', MONOREPO_NOTICE_REASONS.headUnavailable, true]],
+    );
+  });
+
   it("warns of a nudge loop when the digest commit's files start operator's push build: a notice, one comment", async () => {
     const rig = await setup('pre-merge-mono-loop', monorepoFiles({ operatorPush: OPERATOR_PUSH_LOOP_CEL }), PR_CHANGES);
     const outcome = await rig.fire();

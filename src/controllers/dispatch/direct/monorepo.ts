@@ -4,6 +4,7 @@
 // changes start the nudging component's own push build. The decisions are pure
 // (src/domain/monorepo/monorepo-nudge.ts); this reads git and says what it found.
 import { parseRepositoryUrl, type RepositoryRef } from '../../../adapters/forges/repository-url.ts';
+import { GitCommandError } from '../../../adapters/git/errors.ts';
 import type { BaseCheckout } from '../../../adapters/git/workspace.ts';
 import {
   nudgeLoopStampsOf,
@@ -25,7 +26,11 @@ import type { DirectTarget } from './flow.ts';
 export const MONOREPO_NOTICE_REASONS = {
   nudgeLoop: 'NudgeLoop',
   pathChangedNotUnderstood: 'MonorepoPathChangedNotUnderstood',
+  headUnavailable: 'MonorepoPullRequestHeadUnavailable',
 } as const;
+
+/** git's word for a branch or commit the remote does not have (or will not serve). */
+const HEAD_NOT_SERVED = /couldn't find remote ref|not our ref|no such remote ref/i;
 
 const TEKTON_DIRECTORY = '.tekton/';
 
@@ -70,7 +75,8 @@ export async function syntheticCommits(
     // A merged PR's changes are on the base already; a closed one's are not wanted.
     if (trigger.state !== 'open' || trigger.head === undefined) continue;
     if (!sameRepository(trigger.repoUrl, target.forge.repo)) continue;
-    const head = await checkout.fetchPullRequestHead(trigger.head);
+    const head = await fetchHead(checkout, target, trigger);
+    if (head === undefined) continue;
     const changed = await checkout.changedPaths(head.mergeBase, head.sha);
     if (changed.length === 0) continue;
     const runs = componentPipelineRuns(await tektonAt(checkout, head.sha), target.nudged, 'pull_request');
@@ -104,6 +110,31 @@ export async function syntheticCommits(
     });
   }
   return tip;
+}
+
+/**
+ * The trigger's head and merge base; undefined, said as a notice, when the remote serves neither
+ * its branch nor its commit (a fork's PR whose commit is not fetchable): that PR gets no copy, the
+ * nudge goes on. Any other git failure fails the fire, to be retried, so that a passing outage
+ * does not leave a PR without its copy.
+ */
+async function fetchHead(
+  checkout: BaseCheckout,
+  target: DirectTarget,
+  trigger: PreMergeTrigger,
+): Promise<{ readonly sha: string; readonly mergeBase: string } | undefined> {
+  try {
+    return await checkout.fetchPullRequestHead(trigger.head ?? {});
+  } catch (error) {
+    if (!(error instanceof GitCommandError) || !HEAD_NOT_SERVED.test(error.details)) throw error;
+    target.notices.push({
+      type: 'Warning',
+      reason: MONOREPO_NOTICE_REASONS.headUnavailable,
+      message: `${trigger.url}: the repository serves neither the pull request's branch nor the commit its build built (${error.reason}), so the nudge pull request of ${target.nudged} has no copy of its changes`,
+      once: true,
+    });
+    return undefined;
+  }
 }
 
 /** A nudging component and the repository it is built from. */
