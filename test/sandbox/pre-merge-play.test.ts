@@ -290,4 +290,44 @@ describe('pre-merge nudges in the sandbox', { concurrency: true }, () => {
       [1, 'open', true, pushA, prB2], // an open trigger joins: a draft again
     ]);
   });
+
+  it('OLM operator in one repository: the nudge PR copies what the trigger changed under the bundle (N36)', async () => {
+    const namespace = 'pm-monorepo-copy';
+    const useCase = USE_CASES[2];
+    assert.ok(useCase !== undefined);
+    const scenario = checkScenarioDocument(
+      {
+        namespace,
+        preMerge: true,
+        components: useCase.components(namespace),
+        steps: [
+          {
+            openPullRequest: {
+              component: 'operand',
+              branch: BRANCH,
+              files: { 'operand/main.go': 'package main\n', 'bundle/manifests/extra.yaml': 'kind: Extra\n' },
+            },
+          },
+        ],
+      },
+      namespace,
+    );
+    const player = new ScenarioPlayer(env, scenario);
+    await player.setUp();
+    await player.play();
+    const pr = await nudgePullRequest(namespace, 'operand', `${BRANCH}@bundle`);
+    const files = await filesAt(env, repoOf(env, namespace, 'operand'), pr.headSha);
+    assert.equal(
+      files['bundle/manifests/extra.yaml'],
+      'kind: Extra\n',
+      "the trigger's change the bundle's PipelineRun reacts to",
+    );
+    assert.equal(files['operand/main.go'], undefined, 'not what only the operand reacts to');
+    const result = await player.result();
+    assert.deepEqual(
+      result.pullRequests.filter((p) => p.branch === `${BRANCH}@bundle`).map((p) => [p.draft, p.commits]),
+      [[true, 2]],
+      'the copy, then the digest commit',
+    );
+  });
 });
