@@ -392,20 +392,19 @@ export class BaseCheckout {
    * for byte with their modes, and without those `from` lacks. Returns its sha.
    */
   async copyCommit(input: CopyCommitInput): Promise<string> {
+    // The whole tree, filtered here: ls-tree reads path arguments as patterns, not as names.
+    const wanted = new Set(input.paths);
     const blobs: TreeBlob[] = [];
     const present = new Set<string>();
-    for (let start = 0; start < input.paths.length; start += 500) {
-      const paths = input.paths.slice(start, start + 500);
-      const listing = await this.#runner.run('ls-tree', ['ls-tree', '-z', '--full-tree', input.from, '--', ...paths]);
-      for (const entry of listing.split('\0')) {
-        const tab = entry.indexOf('\t');
-        if (tab < 0) continue;
-        const [mode, type, sha] = entry.slice(0, tab).split(/\s+/);
-        const path = entry.slice(tab + 1);
-        if (mode === undefined || sha === undefined || (type !== 'blob' && type !== 'commit')) continue;
-        blobs.push({ path, mode, sha });
-        present.add(path);
-      }
+    const listing = await this.#runner.run('ls-tree', ['ls-tree', '-r', '-z', '--full-tree', input.from]);
+    for (const entry of listing.split('\0')) {
+      const tab = entry.indexOf('\t');
+      if (tab < 0 || !wanted.has(entry.slice(tab + 1))) continue;
+      const [mode, type, sha] = entry.slice(0, tab).split(/\s+/);
+      const path = entry.slice(tab + 1);
+      if (mode === undefined || sha === undefined || (type !== 'blob' && type !== 'commit')) continue;
+      blobs.push({ path, mode, sha });
+      present.add(path);
     }
     return this.#commit(input, { files: [], blobs, removals: input.paths.filter((path) => !present.has(path)) });
   }

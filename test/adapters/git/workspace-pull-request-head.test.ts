@@ -32,6 +32,7 @@ function forkedRemote(prefix: string) {
   mkdirSync(join(clone, 'bundle/bin'), { recursive: true });
   writeFileSync(join(clone, 'bundle/bin/tool'), Buffer.from([0, 1, 2, 255]), { mode: 0o755 });
   unlinkSync(join(clone, 'operator/old.go'));
+  writeFileSync(join(clone, 'bundle/*.yaml'), 'a star in the name\n');
   git(clone, 'add', '--all');
   git(clone, 'commit', '--quiet', '-m', 'feature');
   const built = git(clone, 'rev-parse', 'HEAD').trim();
@@ -52,12 +53,13 @@ describe('BaseCheckout: a pull request head', () => {
     assert.deepEqual(head, { sha: built, mergeBase: forkPoint });
     const changed = await base.changedPaths(head.mergeBase, head.sha);
     assert.deepEqual(changed, [
+      { path: 'bundle/*.yaml', deleted: false },
       { path: 'bundle/bin/tool', deleted: false },
       { path: 'bundle/manifests/csv.yaml', deleted: false },
       { path: 'operator/old.go', deleted: true },
     ]);
 
-    const paths = ['bundle/bin/tool', 'bundle/manifests/csv.yaml', 'operator/old.go'];
+    const paths = ['bundle/*.yaml', 'bundle/bin/tool', 'bundle/manifests/csv.yaml', 'operator/old.go'];
     const date = '2026-01-01T10:00:00Z';
     const copy = await base.copyCommit({ from: head.sha, paths, message: 'copy', author: BOT, date });
     const again = await base.copyCommit({ from: head.sha, paths, message: 'copy', author: BOT, date });
@@ -68,6 +70,7 @@ describe('BaseCheckout: a pull request head', () => {
     assert.match(tree, /^100755 blob \S+\tbundle\/bin\/tool$/m, 'the executable bit is copied');
     assert.doesNotMatch(tree, /operator\/old\.go/, 'the deleted file is deleted');
     assert.match(tree, /\toperator\/main\.go$/m);
+    assert.match(tree, /\tbundle\/\*\.yaml$/m, 'a path with a glob character is a name');
     assert.equal(git(dir, '--git-dir', base.directory, 'show', `${copy}:README.md`), 'hello again\n', "the base's");
     assert.equal(git(dir, '--git-dir', base.directory, 'show', `${copy}:bundle/manifests/csv.yaml`), 'digest: new\n');
     const binary = execBytes(dir, base.directory, `${copy}:bundle/bin/tool`);
