@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import type { NudgeRequest, PreMergeNudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { MONOREPO_NOTICE_REASONS } from '../../src/controllers/dispatch/direct/monorepo.ts';
 import { git, removeTempDirs } from '../adapters/git/helpers.ts';
-import { imageOf } from './dispatch-direct-batch-fixture.ts';
+import { BATCH_FILES, PASS_1, VALIDATED_BRANCH, batchRequest, imageOf } from './dispatch-direct-batch-fixture.ts';
 import {
   BRANCH,
   BUILD_1,
@@ -275,5 +275,47 @@ describe('direct executor: the single nudge in a monorepo', () => {
     const outcome = await rig.executor.fire(request(rig.url, BUILD_1, 'https://github.com/acme/operand'));
     assert.equal(outcome.result.ok, true, JSON.stringify(outcome));
     assert.deepEqual(outcome.notices, []);
+  });
+});
+
+describe('direct executor: the validated batch in a monorepo', () => {
+  it('warns of the loop of the one entry built from the nudged repository whose push build the files start', async () => {
+    const files = {
+      ...BATCH_FILES,
+      '.tekton/operand-c-push.yaml': pipelineRun(
+        'operand-c-on-push',
+        'operand-c',
+        'event == "push" && "config/***".pathChanged()',
+      ),
+      '.tekton/operand-a-push.yaml': pipelineRun(
+        'operand-a-on-push',
+        'operand-a',
+        'event == "push" && "src/***".pathChanged()',
+      ),
+    };
+    const rig = await localDirectRig('batch-mono-loop', files, VALIDATED_BRANCH);
+    const plain = batchRequest(rig.url, PASS_1);
+    const request = {
+      ...plain,
+      entries: plain.entries.map((entry) =>
+        entry.build.component === 'operand-b'
+          ? entry
+          : {
+              ...entry,
+              nudging: { ...entry.nudging, spec: { ...entry.nudging.spec, source: { git: { url: rig.url } } } },
+            },
+      ),
+    };
+    const outcome = await rig.executor.fireBatch(request);
+    assert.equal(outcome.result.ok, true, JSON.stringify(outcome));
+    const loops = (outcome.notices ?? []).filter((n) => n.reason === MONOREPO_NOTICE_REASONS.nudgeLoop);
+    assert.deepEqual(
+      loops.map((n) => n.message.slice(0, n.message.indexOf(':'))),
+      ['operand-c nudges bundle in the same repository'],
+    );
+    assert.ok(loops[0]?.message.includes('config/params.env matches "config/***".pathChanged()'), loops[0]?.message);
+    const [pull] = await rig.forge.listPullRequests(rig.repo);
+    assert.ok(pull !== undefined);
+    assert.equal((await rig.forge.pullRequestExtras(rig.repo, pull.number)).comments?.length, 1);
   });
 });
