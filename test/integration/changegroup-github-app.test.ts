@@ -14,7 +14,6 @@ import {
   COMPONENTS,
   CORE_EVENTS,
   NAMESPACES,
-  NUDGE_CONFIGS,
   SECRETS,
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
@@ -25,6 +24,7 @@ import type { ChangeGroupStatus } from '../../src/schema/changegroup.ts';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
 import { assertNoSecrets, captureLog, privateKeyForms, tokenForms } from '../support/secret-leaks.ts';
 import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
+import { admitNudgeConfig } from './changegroup-tenant.ts';
 import { emulatorForges, PAC, pacSecret } from './github-app-manager.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
@@ -70,14 +70,7 @@ before(async () => {
   for (const name of [OPERAND, 'bundle']) {
     await client.create(COMPONENTS, sandboxComponent(NS, name, `${github.gitBaseUrl}/acme/${name}.git`));
   }
-  await eventually('the NudgeConfig to be admitted', () =>
-    client.create(NUDGE_CONFIGS, {
-      apiVersion: 'konflux-ci.dev/v1alpha1',
-      kind: 'NudgeConfig',
-      metadata: { name: 'nudge-config', namespace: NS },
-      spec: { nudges: [{ from: OPERAND, to: 'bundle' }] },
-    } as KubeObject),
-  );
+  await admitNudgeConfig(client, NS, [OPERAND], 'bundle');
 });
 
 after(async () => {

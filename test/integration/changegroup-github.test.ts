@@ -5,26 +5,13 @@
 // becomes ready with one final commit; the token appears in no log line, Event or status.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Writable } from 'node:stream';
-import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
-import {
-  CHANGE_GROUPS,
-  COMPONENTS,
-  CORE_EVENTS,
-  NAMESPACES,
-  NUDGE_CONFIGS,
-  SECRETS,
-} from '../../src/adapters/kubernetes/resources.ts';
+import { CHANGE_GROUPS, COMPONENTS, CORE_EVENTS, SECRETS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { localGitRun } from '../../src/adapters/git/plumbing.ts';
 import { parseDescription } from '../../src/domain/pr-description/index.ts';
-import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
-import { KonfluxStandIn } from '../../src/sandbox/konflux.ts';
-import { NAMESPACE_NAME_LABEL, registerWebhooks } from '../../src/sandbox/webhooks.ts';
-import type { ChangeGroupStatus } from '../../src/schema/changegroup.ts';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
-import { startTestManager, type TestManager } from './manager-fixture.ts';
-import { eventually } from './wait.ts';
+import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
+import { scmSecret, startChangeGroupTenant, type ChangeGroupTenant } from './changegroup-tenant.ts';
 
 const NS = 'gh-tenant';
 const TOKEN = 'ghp_sEcReTtOkEnThatMustNeverLeak0123456789';
@@ -32,126 +19,40 @@ const OPERANDS = ['operand-a', 'operand-b', 'operand-c'];
 const OLD = (c: string): string => `sha256:${c.repeat(64)}`;
 const CSV = OPERANDS.map((o, i) => `- image: quay.io/acme/${o}@${OLD(String(i + 1))}\n`).join('');
 
-let plane: ControlPlane;
-let client: KubeClient;
-let manager: TestManager;
+let tenant: ChangeGroupTenant;
 let github: GitHubEmulator;
-const logLines: string[] = [];
-
-function component(name: string, url: string): KubeObject {
-  return {
-    apiVersion: 'appstudio.redhat.com/v1alpha1',
-    kind: 'Component',
-    metadata: { name, namespace: NS },
-    spec: {
-      componentName: name,
-      application: 'app',
-      containerImage: `quay.io/acme/${name}`,
-      source: { git: { url, revision: 'main' } },
-    },
-  } as KubeObject;
-}
 
 before(async () => {
   github = await startGitHubEmulator({ token: TOKEN });
   const host = new URL(github.gitBaseUrl).host;
-  plane = await startControlPlane({ crds: SANDBOX_CRDS });
-  client = new KubeClient(plane.kubeConfig);
-  manager = await startTestManager(plane.kubeConfig, {
-    logLevel: 'debug',
-    logDestination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    changeGroups: {
-      forgeHosts: new Map([[host, { kind: 'github', apiUrl: github.apiUrl, gitBaseUrl: github.gitBaseUrl }]]),
-      pollIntervalMs: 300,
-    },
+  tenant = await startChangeGroupTenant([NS], {
+    forgeHosts: new Map([[host, { kind: 'github', apiUrl: github.apiUrl, gitBaseUrl: github.gitBaseUrl }]]),
+    pollIntervalMs: 300,
   });
-  await client.create(NAMESPACES, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: NS, labels: { [NAMESPACE_NAME_LABEL]: NS } },
-  });
-  await registerWebhooks(client, { url: (path) => manager.webhookUrl(path), caPem: manager.caPem, namespace: NS });
-  await client.create(SECRETS, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: 'github-token',
-      namespace: NS,
-      labels: { 'appstudio.redhat.com/credentials': 'scm', 'appstudio.redhat.com/scm.host': '127.0.0.1' },
-    },
-    type: 'kubernetes.io/basic-auth',
-    data: {
-      username: Buffer.from('x-access-token').toString('base64'),
-      password: Buffer.from(TOKEN).toString('base64'),
-    },
-  } as KubeObject);
+  const { client } = tenant;
+  await client.create(SECRETS, scmSecret(NS, '127.0.0.1', TOKEN, 'x-access-token'));
   await github.createRepository('acme', 'bundle', { 'manifests/csv.yaml': CSV, Dockerfile: 'FROM scratch\n' });
   for (const name of [...OPERANDS, 'bundle']) {
-    await client.create(COMPONENTS, component(name, `${github.gitBaseUrl}/acme/${name}.git`));
+    await client.create(COMPONENTS, sandboxComponent(NS, name, `${github.gitBaseUrl}/acme/${name}.git`));
   }
-  await eventually('the NudgeConfig to be admitted', () =>
-    client.create(NUDGE_CONFIGS, {
-      apiVersion: 'konflux-ci.dev/v1alpha1',
-      kind: 'NudgeConfig',
-      metadata: { name: 'nudge-config', namespace: NS },
-      spec: { nudges: OPERANDS.map((from) => ({ from, to: 'bundle' })) },
-    } as KubeObject),
-  );
+  await tenant.admitNudgeConfig(OPERANDS, 'bundle');
 });
 
 after(async () => {
-  await manager.stop();
-  client.close();
-  await plane.close();
+  await tenant.stop();
   await github.close();
 });
 
-async function changeGroupStatus(): Promise<ChangeGroupStatus | undefined> {
-  return (await client.get<KubeObject & { status?: ChangeGroupStatus }>(CHANGE_GROUPS, NS, 'bundle-update')).status;
-}
-
 describe('ChangeGroup controller with the GitHub provider', () => {
   it('collects three held nudges into one draft PR that turns ready with one final commit', async () => {
-    await client.create(CHANGE_GROUPS, {
-      apiVersion: 'appstudio.redhat.com/v1alpha1',
-      kind: 'ChangeGroup',
-      metadata: { name: 'bundle-update', namespace: NS },
-      spec: { nudgedComponent: 'bundle' },
-    } as KubeObject);
-    await eventually('the empty nudgingComponents to be filled from the graph', async () => {
-      const cg = await client.get<KubeObject & { spec: { nudgingComponents?: { name: string }[] } }>(
-        CHANGE_GROUPS,
-        NS,
-        'bundle-update',
-      );
-      assert.deepEqual(
-        cg.spec.nudgingComponents?.map((c) => c.name),
-        OPERANDS,
-      );
-      return true;
-    });
-    const konflux = new KonfluxStandIn(client);
-    const digests = new Map<string, string>();
-    for (const [index, operand] of OPERANDS.entries()) {
-      const build = await konflux.recordBuild({ namespace: NS, component: operand });
-      assert.equal(build.nudge?.specStatus, 'Cancelled', 'the webhook holds the nudge');
-      digests.set(operand, build.digest);
-      await eventually(`${operand} to be collected`, async () => {
-        const status = await changeGroupStatus();
-        assert.equal(status?.components?.filter((c) => c.state === 'Ready').length, index + 1);
-        assert.equal(status.pullRequest?.pushedBuilds.length, index + 1);
-        return true;
-      });
+    const { manager } = tenant;
+    await tenant.createChangeGroupFromGraph('bundle-update', 'bundle', OPERANDS);
+    const digests = await tenant.collectHeldBuilds('bundle-update', OPERANDS, (index) => {
       const [pr] = github.pullRequests('acme', 'bundle');
       assert.ok(pr, 'a PR exists after the first component');
       assert.equal(pr.draft, index < OPERANDS.length - 1, 'draft until the last component');
-    }
-    const status = await changeGroupStatus();
+    });
+    const status = await tenant.changeGroupStatus('bundle-update');
     assert.equal(status?.phase, 'Ready');
     assert.equal(github.pullRequests('acme', 'bundle').length, 1, 'never a second PR');
     const [pr] = github.pullRequests('acme', 'bundle');
@@ -172,10 +73,11 @@ describe('ChangeGroup controller with the GitHub provider', () => {
   });
 
   it('never lets the token reach a log line, an Event or the status', async () => {
+    const { client, log } = tenant;
     const events = await client.list<KubeObject & { message?: string }>(CORE_EVENTS, { namespace: NS });
     const cg = await client.get(CHANGE_GROUPS, NS, 'bundle-update');
-    const haystacks = [logLines.join(''), JSON.stringify(events.items), JSON.stringify(cg)];
-    assert.ok(logLines.length > 0, 'the manager logged at debug level');
+    const haystacks = [log.lines.join(''), JSON.stringify(events.items), JSON.stringify(cg)];
+    assert.ok(log.lines.length > 0, 'the manager logged at debug level');
     for (const text of haystacks) {
       assert.ok(!text.includes(TOKEN), 'the token leaked');
       assert.ok(!text.includes(Buffer.from(`x-access-token:${TOKEN}`).toString('base64')), 'the Basic value leaked');
