@@ -11,6 +11,7 @@ import { CORE_EVENTS } from '../../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { fingerprint } from '../../domain/changegroup/fingerprint.ts';
 import { MAX_EVENT_MESSAGE_BYTES, truncateUtf8, type EventType } from '../../runtime/events.ts';
+import { describeError, type RuntimeLogger } from '../../runtime/runtime-log.ts';
 
 export interface OnceEvent {
   readonly type: EventType;
@@ -70,5 +71,24 @@ export class OnceEvents {
       if (isAlreadyExists(error)) return false;
       throw error;
     }
+  }
+}
+
+/**
+ * OnceEvents.tell for a controller: telling is not an effect, so an API failure is logged (as the
+ * controller's, with the Event's reason) and the caller carries on with its steps.
+ */
+export async function tellOrLog(
+  once: OnceEvents,
+  logger: RuntimeLogger,
+  controller: string,
+  object: KubeObject,
+  fact: readonly string[],
+  event: OnceEvent,
+): Promise<void> {
+  try {
+    await once.tell(object, fact, event);
+  } catch (error) {
+    logger.warn({ controller, reason: event.reason, error: describeError(error) }, 'could not write event');
   }
 }

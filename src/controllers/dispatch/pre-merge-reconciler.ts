@@ -37,7 +37,7 @@ import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.t
 import { callExecutor, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
 import type { FireOutcome, NudgeExecutors, PreMergeNudgeRequest, PreMergeTrigger } from './executor.ts';
 import type { DispatchMetrics } from './metrics.ts';
-import { OnceEvents } from './once-events.ts';
+import { OnceEvents, tellOrLog } from './once-events.ts';
 import {
   PreMergeBuilds,
   preMergeEnabled,
@@ -387,18 +387,11 @@ export class PreMergeReconciler implements Reconciler {
   }
 
   /** Telling is not an effect: a failure is logged and the steps carry on. */
-  async #tell(
+  #tell(
     nudgeConfig: ClusterNudgeConfig,
     notice: { type: 'Normal' | 'Warning'; reason: string; message: string; fact: readonly string[] },
   ): Promise<void> {
-    try {
-      await this.#once.tell(nudgeConfig, notice.fact, notice);
-    } catch (error) {
-      this.#logger.warn(
-        { controller: this.name, reason: notice.reason, error: describeError(error) },
-        'could not write event',
-      );
-    }
+    return tellOrLog(this.#once, this.#logger, this.name, nudgeConfig, notice.fact, notice);
   }
 }
 

@@ -39,7 +39,7 @@ import { decideDispatch, settleFire } from '../../domain/nudge/dispatch.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
-import { describeError, silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
+import { silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
 import { addFinalizer, removeFinalizer } from '../../runtime/status.ts';
 import type { Store } from '../../runtime/store.ts';
 import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts';
@@ -48,7 +48,7 @@ import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.t
 import type { FireOutcome, NudgeExecutors, NudgeRequest } from './executor.ts';
 import { dispatchInputOf, executorChoice, EXECUTOR_ANNOTATION, type DispatchCaches } from './inputs.ts';
 import type { DispatchMetrics } from './metrics.ts';
-import { OnceEvents } from './once-events.ts';
+import { OnceEvents, tellOrLog } from './once-events.ts';
 import { prepareFire } from './request.ts';
 import { callExecutor, createHeldRecord, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
 
@@ -545,15 +545,8 @@ export class DispatchReconciler implements Reconciler {
   }
 
   /** Telling is not an effect: a failure is logged and the decision carries on. */
-  async #tell(object: KubeObject, fact: readonly string[], event: Parameters<OnceEvents['tell']>[2]): Promise<void> {
-    try {
-      await this.#once.tell(object, fact, event);
-    } catch (error) {
-      this.#logger.warn(
-        { controller: this.name, reason: event.reason, error: describeError(error) },
-        'could not write event',
-      );
-    }
+  #tell(object: KubeObject, fact: readonly string[], event: Parameters<OnceEvents['tell']>[2]): Promise<void> {
+    return tellOrLog(this.#once, this.#logger, this.name, object, fact, event);
   }
 }
 

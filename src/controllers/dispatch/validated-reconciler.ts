@@ -34,7 +34,7 @@ import {
 import type { PassingSnapshot } from '../../domain/nudge/validated-snapshot.ts';
 import type { FireResult } from '../../domain/nudge/dispatch.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
-import { describeError, silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
+import { silentLogger, type RuntimeLogger } from '../../runtime/runtime-log.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterConfigMap } from '../../schema/config-map.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
@@ -42,7 +42,7 @@ import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.t
 import type { BatchNudgeRequest, FireOutcome, NudgeExecutors } from './executor.ts';
 import { executorChoice } from './inputs.ts';
 import type { DispatchMetrics } from './metrics.ts';
-import { OnceEvents } from './once-events.ts';
+import { OnceEvents, tellOrLog } from './once-events.ts';
 import { distributionRepositoriesOf, settingsInForce } from './request.ts';
 import { RecordConflict, writeRecordConfigMap } from './record-config-maps.ts';
 import { callExecutor, createHeldRecord, DEFAULT_FIRE_TIMEOUT_MS } from './executor-call.ts';
@@ -393,15 +393,8 @@ export class ValidatedReconciler implements Reconciler {
   }
 
   /** Telling is not an effect: a failure is logged and the steps carry on. */
-  async #tell(object: KubeObject, notice: ValidatedNotice): Promise<void> {
-    try {
-      await this.#once.tell(object, notice.fact, notice);
-    } catch (error) {
-      this.#logger.warn(
-        { controller: this.name, reason: notice.reason, error: describeError(error) },
-        'could not write event',
-      );
-    }
+  #tell(object: KubeObject, notice: ValidatedNotice): Promise<void> {
+    return tellOrLog(this.#once, this.#logger, this.name, object, notice.fact, notice);
   }
 }
 
