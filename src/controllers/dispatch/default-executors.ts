@@ -15,24 +15,30 @@ import type { NudgeExecutors } from './executor.ts';
 import { ForgeResolverAccess } from './renovate/forge-access.ts';
 import { RenovateExecutor } from './renovate/renovate-executor.ts';
 
-/** The forges and credentials nudges use: the ChangeGroup controller's hosts and resolver. */
-export function nudgeForges(
-  client: ObjectClient,
-  forges: ChangeGroupControllerOptions = {},
-): { readonly resolver: ForgeResolver; readonly hosts: ReturnType<typeof publicForgeHosts> } {
+/** The hosts nudges reach: the public forges plus `--<kind>-host`, as for ChangeGroups. */
+function nudgeForgeHosts(forges: ChangeGroupControllerOptions): ReturnType<typeof publicForgeHosts> {
   const hosts = publicForgeHosts();
   for (const [host, forge] of forges.forgeHosts ?? []) hosts.set(host, forge);
-  return { resolver: forges.forgeResolver ?? hostedForgeResolver(client, hosts, forges), hosts };
+  return hosts;
 }
 
-export function defaultExecutors(client: ObjectClient, forges: ChangeGroupControllerOptions = {}): NudgeExecutors {
-  const { resolver, hosts } = nudgeForges(client, forges);
+/**
+ * The executors over `resolver` (default: the settings' own, else one over the ChangeGroup
+ * controller's hosts and credentials).
+ */
+export function defaultExecutors(
+  client: ObjectClient,
+  forges: ChangeGroupControllerOptions = {},
+  resolver?: ForgeResolver,
+): NudgeExecutors {
+  const hosts = nudgeForgeHosts(forges);
+  const forgeResolver = resolver ?? forges.forgeResolver ?? hostedForgeResolver(client, hosts, forges);
   // Beside the ChangeGroup controller's cache, not in it: each GitWorkspaces serialises the work
   // on its own repositories, and two of them must never share a bare repository.
   const cacheDir = `${forges.gitCacheDir ?? join(tmpdir(), 'nudger-git')}-nudges`;
   return {
-    direct: new DirectNudgeExecutor({ resolver, workspaces: new GitWorkspaces({ cacheDir }) }),
-    renovate: new RenovateExecutor({ client, forgeAccess: new ForgeResolverAccess(resolver, { hosts }) }),
+    direct: new DirectNudgeExecutor({ resolver: forgeResolver, workspaces: new GitWorkspaces({ cacheDir }) }),
+    renovate: new RenovateExecutor({ client, forgeAccess: new ForgeResolverAccess(forgeResolver, { hosts }) }),
   };
 }
 
@@ -40,13 +46,15 @@ const shared = new WeakMap<ControllerSettings, NudgeExecutors>();
 const sharedResolvers = new WeakMap<ControllerSettings, ForgeResolver>();
 
 /**
- * The resolver a manager reads triggering pull requests with (docs/decisions.md D11): the
- * settings' own, else one over the same hosts and credentials as its executors, one per settings.
+ * The resolver of a manager's nudges, one per settings object: its executors fire through it and
+ * the pre-merge controller reads triggering pull requests with it (docs/decisions.md D11), so they
+ * share one token cache. The settings' own, else one over the ChangeGroup controller's hosts.
  */
 export function managerForgeResolver(client: ObjectClient, settings: ControllerSettings): ForgeResolver {
   let resolver = settings.changeGroups?.forgeResolver ?? sharedResolvers.get(settings);
   if (resolver === undefined) {
-    resolver = nudgeForges(client, settings.changeGroups).resolver;
+    const forges = settings.changeGroups ?? {};
+    resolver = hostedForgeResolver(client, nudgeForgeHosts(forges), forges);
     sharedResolvers.set(settings, resolver);
   }
   return resolver;
@@ -63,7 +71,7 @@ export function managerExecutors(client: ObjectClient, settings: ControllerSetti
   if (dispatch.executors !== undefined) return dispatch.executors;
   let executors = shared.get(settings);
   if (executors === undefined) {
-    executors = defaultExecutors(client, settings.changeGroups);
+    executors = defaultExecutors(client, settings.changeGroups, managerForgeResolver(client, settings));
     shared.set(settings, executors);
   }
   return executors;
