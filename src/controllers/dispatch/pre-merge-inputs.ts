@@ -2,12 +2,10 @@
 // whether the namespace opted in, its (PR group, target) pairs (from the group's verified
 // pull-request builds and from the records already kept), the newest build of each triggering PR,
 // and the push build of a merge commit.
-import { nudgingComponentFacts } from '../../cluster/nudged-repository.ts';
 import { compareStrings } from '../../domain/compare.ts';
 import type { NamespaceGraph } from '../../domain/graph.ts';
 import { buildPipelineRunOf } from '../../domain/nudge-pipelinerun.ts';
 import { immediateTargets } from '../../domain/nudge/dispatch-targets.ts';
-import { verifyDispatchBuild } from '../../domain/nudge/dispatch-verify.ts';
 import {
   absorbedPushCommits,
   openTriggerComponents,
@@ -33,7 +31,7 @@ import type { ClusterComponent } from '../../schema/component.ts';
 import type { ClusterConfigMap } from '../../schema/config-map.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
-import type { VerifiedBuildRun } from './validated-inputs.ts';
+import { verifiedBuildRun, type VerifiedBuildRun } from './validated-inputs.ts';
 
 /** On the NudgeConfig: `"true"` opts the namespace into pre-merge nudges (docs/decisions.md D11). */
 export const PRE_MERGE_ANNOTATION = 'nudger.konflux-ci.dev/pre-merge';
@@ -63,19 +61,10 @@ function verifiedRun(
   components: Store<ClusterComponent>,
   event: 'push' | 'pull-request',
 ): Indexed | undefined {
-  const view = buildPipelineRunOf(run);
-  if (view.component === undefined || view.succeeded !== 'True' || view.eventType !== event) return undefined;
-  const namespace = view.pipelineRun.namespace;
-  const verification = verifyDispatchBuild(
-    run,
-    nudgingComponentFacts(components.get(namespace, view.component)),
-    event,
-  );
-  if (!verification.ok) return undefined;
-  const { ok: _ok, ...build } = verification;
-  const createdAt = Date.parse(view.pipelineRun.creationTimestamp ?? '');
-  const found = { run, build, createdAt: Number.isNaN(createdAt) ? 0 : createdAt };
-  return { ...found, pinned: pinnedOf(found) };
+  // verifyDispatchBuild checks the event too; asking first spares D3 for every other build.
+  if (buildPipelineRunOf(run).eventType !== event) return undefined;
+  const found = verifiedBuildRun(run, components, event);
+  return found === undefined ? undefined : { ...found, pinned: pinnedOf(found) };
 }
 
 /**
@@ -205,6 +194,26 @@ export function readPreMergeRecord(
 }
 
 /**
+ * A cached record's reading, once per object: the build dispatcher asks on every decision of a push
+ * build, and the cache hands out a new object only when the record changes.
+ */
+const readings = new WeakMap<ClusterConfigMap, PreMergeRecordReading>();
+
+function cachedReading(object: ClusterConfigMap): PreMergeRecordReading {
+  let reading = readings.get(object);
+  if (reading === undefined) {
+    const annotations = object.metadata?.annotations ?? {};
+    reading = parsePreMergeRecord(
+      object.data?.[PRE_MERGE_RECORD_KEY],
+      annotations[RECORD_GROUP_ANNOTATION] ?? '',
+      annotations[RECORD_TARGET_ANNOTATION] ?? '',
+    );
+    readings.set(object, reading);
+  }
+  return reading;
+}
+
+/**
  * How long a push build waits for the pre-merge controller to learn whether it built a merged
  * trigger (docs/decisions.md N35): two of its polls and a margin. Past it, the build is nudged as
  * any push build, since a trigger still open is not what this build merged.
@@ -230,9 +239,8 @@ export function preMergeOfBuild(
   let waits = false;
   for (const object of records.list(view.pipelineRun.namespace)) {
     if (!isPreMergeRecord(object)) continue;
-    const group = object.metadata?.annotations?.[RECORD_GROUP_ANNOTATION] ?? '';
     const target = object.metadata?.annotations?.[RECORD_TARGET_ANNOTATION] ?? '';
-    const reading = parsePreMergeRecord(object.data?.[PRE_MERGE_RECORD_KEY], group, target);
+    const reading = cachedReading(object);
     if (!reading.ok) continue;
     if (commit !== undefined && absorbedPushCommits(reading.record).has(`${component}@${commit}`)) absorbed.add(target);
     else if (openTriggerComponents(reading.record).has(component)) waits = true;

@@ -108,6 +108,25 @@ export interface VerifiedBuildRun {
 }
 
 /**
+ * `run` when it is a succeeded `event` build that passes D3 for its Component, with what it
+ * produced and when it was created (0 when unknown); undefined otherwise.
+ */
+export function verifiedBuildRun(
+  run: PipelineRun,
+  components: Store<ClusterComponent>,
+  event: 'push' | 'pull-request' = 'push',
+): VerifiedBuildRun | undefined {
+  const view = buildPipelineRunOf(run);
+  if (view.component === undefined || view.succeeded !== 'True') return undefined;
+  const facts = nudgingComponentFacts(components.get(view.pipelineRun.namespace, view.component));
+  const verification = verifyDispatchBuild(run, facts, event);
+  if (!verification.ok) return undefined;
+  const { ok: _ok, ...build } = verification;
+  const createdAt = Date.parse(view.pipelineRun.creationTimestamp ?? '');
+  return { run, build, createdAt: Number.isNaN(createdAt) ? 0 : createdAt };
+}
+
+/**
  * The namespace's succeeded push builds that pass D3, by component, computed once per reconcile:
  * a validated digest is nudged only if one of them produced it.
  */
@@ -116,16 +135,11 @@ export class VerifiedBuilds {
 
   constructor(builds: Store<PipelineRun>, components: Store<ClusterComponent>, namespace: string) {
     for (const run of builds.list(namespace)) {
-      const view = buildPipelineRunOf(run);
-      if (view.component === undefined || view.succeeded !== 'True') continue;
-      const facts = nudgingComponentFacts(components.get(namespace, view.component));
-      const verification = verifyDispatchBuild(run, facts);
-      if (!verification.ok) continue;
-      const createdAt = Date.parse(view.pipelineRun.creationTimestamp ?? '');
-      const list = this.#byComponent.get(view.component) ?? [];
-      const { ok: _ok, ...build } = verification;
-      list.push({ run, build, createdAt: Number.isNaN(createdAt) ? 0 : createdAt });
-      this.#byComponent.set(view.component, list);
+      const found = verifiedBuildRun(run, components);
+      if (found === undefined) continue;
+      const list = this.#byComponent.get(found.build.component) ?? [];
+      list.push(found);
+      this.#byComponent.set(found.build.component, list);
     }
   }
 
