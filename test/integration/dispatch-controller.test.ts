@@ -20,7 +20,6 @@ import {
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import type { DispatchControllerOptions } from '../../src/controllers/dispatch/controller.ts';
-import type { FireOutcome, NudgeExecutor, NudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
@@ -28,6 +27,7 @@ import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from
 import { captureLog, type CapturedLog } from '../support/secret-leaks.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
+import { ExecutorBoundary } from './executor-boundary.ts';
 
 /** Retries a second apart, so an interrupted attempt is retried within the test. */
 const POLICY = { maxAttempts: 3, firstRetryDelayMs: 500, backoffFactor: 1, maxRetryDelayMs: 500 };
@@ -43,40 +43,9 @@ interface Run extends KubeObject {
   status?: Record<string, unknown>;
 }
 
-/**
- * Effects by idempotency key, across managers (the "forge"); calls count every fire. `hang` makes
- * the next call record its effect and then wait for the manager to be stopped under it.
- */
-class Boundary {
-  readonly effects = new Map<string, NudgeRequest>();
-  readonly calls: NudgeRequest[] = [];
-  hangNext = false;
-  effectRecorded: (() => void) | undefined;
-
-  executor(): NudgeExecutor {
-    return {
-      kind: 'direct',
-      fireBatch: () => Promise.reject(new Error('no validated entries in these tests')),
-      fire: (request: NudgeRequest, signal?: AbortSignal): Promise<FireOutcome> => {
-        this.calls.push(request);
-        if (!this.effects.has(request.key)) this.effects.set(request.key, request);
-        if (!this.hangNext) return Promise.resolve({ result: { ok: true, detail: `pr-${request.key}` } });
-        this.hangNext = false;
-        this.effectRecorded?.();
-        // The process dies after the effect, before the result is recorded.
-        return new Promise((_resolve, reject) => {
-          signal?.addEventListener('abort', () => {
-            reject(new Error('stopped'));
-          });
-        });
-      },
-    };
-  }
-}
-
 let plane: ControlPlane;
 let client: KubeClient;
-let boundary: Boundary;
+let boundary: ExecutorBoundary;
 let manager: TestManager | undefined;
 
 /** A fire may take 3 s here; another replica's (or a crashed manager's) attempt is judged after that. */
@@ -184,7 +153,7 @@ async function settled(ns: string, name: string): Promise<string | undefined> {
 before(async () => {
   plane = await startControlPlane({ crds: [UPSTREAM_CRDS.components, UPSTREAM_CRDS.pipelineRuns, ...NUDGER_CRDS] });
   client = new KubeClient(plane.kubeConfig);
-  boundary = new Boundary();
+  boundary = new ExecutorBoundary();
   manager = await startManager(firstLog);
 });
 

@@ -22,12 +22,7 @@ import {
 } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../src/adapters/kubernetes/types.ts';
 import type { DispatchControllerOptions } from '../../src/controllers/dispatch/controller.ts';
-import type {
-  BatchNudgeRequest,
-  FireOutcome,
-  NudgeExecutor,
-  NudgeRequest,
-} from '../../src/controllers/dispatch/executor.ts';
+import type { BatchNudgeRequest } from '../../src/controllers/dispatch/executor.ts';
 import { HELD_TARGETS_ANNOTATION } from '../../src/domain/changegroup/hold-decision.ts';
 import { DISPATCHED_FROM_ANNOTATION } from '../../src/domain/nudge/dispatch-held-record.ts';
 import {
@@ -39,6 +34,7 @@ import {
 import { NUDGER_CRDS, UPSTREAM_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';
 import { startTestManager, type TestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
+import { ExecutorBoundary } from './executor-boundary.ts';
 
 const POLICY = { maxAttempts: 3, firstRetryDelayMs: 500, backoffFactor: 1, maxRetryDelayMs: 500 };
 const FIRE_TIMEOUT_MS = 2000;
@@ -47,47 +43,9 @@ const OPERANDS = ['op-a', 'op-b', 'op-c', 'op-d', 'op-e'] as const;
 const digestOf = (seed: number): string => `sha256:${seed.toString(16).padStart(64, '0')}`;
 const repositoryOf = (component: string): string => `quay.io/org/${component}`;
 
-/** Batches by key across managers (the "forge"); calls count every fire. */
-class Boundary {
-  readonly effects = new Map<string, BatchNudgeRequest>();
-  readonly calls: BatchNudgeRequest[] = [];
-  /** Immediate nudges: (namespace, build, target). */
-  readonly immediate: string[] = [];
-  hangNext = false;
-  effectRecorded: (() => void) | undefined;
-
-  executor(): NudgeExecutor {
-    return {
-      kind: 'direct',
-      fire: (request: NudgeRequest): Promise<FireOutcome> => {
-        this.immediate.push(`${request.namespace} ${request.build.pipelineRun} ${request.nudged.metadata?.name ?? ''}`);
-        return Promise.resolve({ result: { ok: true, detail: `pr-${request.key}` } });
-      },
-      fireBatch: (request: BatchNudgeRequest, signal?: AbortSignal): Promise<FireOutcome> => {
-        this.calls.push(request);
-        if (!this.effects.has(request.key)) this.effects.set(request.key, request);
-        if (!this.hangNext) return Promise.resolve({ result: { ok: true, detail: `pr-${request.key}` } });
-        this.hangNext = false;
-        this.effectRecorded?.();
-        // The process dies after the effect, before the result is recorded.
-        return new Promise((_resolve, reject) => {
-          signal?.addEventListener('abort', () => {
-            reject(new Error('stopped'));
-          });
-        });
-      },
-    };
-  }
-
-  /** The distinct batches of a namespace, in the order they first happened. */
-  batches(namespace: string): BatchNudgeRequest[] {
-    return [...this.effects.values()].filter((request) => request.namespace === namespace);
-  }
-}
-
 let plane: ControlPlane;
 let client: KubeClient;
-let boundary: Boundary;
+let boundary: ExecutorBoundary;
 let manager: TestManager | undefined;
 
 function dispatchSettings(): DispatchControllerOptions {
@@ -259,6 +217,13 @@ interface ValidatedStatus {
   groups?: { gatingGroup?: string; targets?: number; lastPassingSnapshot?: { name?: string } }[];
 }
 
+/** The immediate nudges fired in `namespace`, as `<build> <target>`. */
+function immediateOf(namespace: string): string[] {
+  return boundary.calls
+    .filter((call) => call.namespace === namespace)
+    .map((call) => `${call.build.pipelineRun} ${call.nudged.metadata?.name ?? ''}`);
+}
+
 function entriesOf(request: BatchNudgeRequest): Record<string, string> {
   return Object.fromEntries(request.entries.map((entry) => [entry.build.component, entry.build.digest]));
 }
@@ -268,7 +233,7 @@ before(async () => {
     crds: [UPSTREAM_CRDS.components, UPSTREAM_CRDS.pipelineRuns, UPSTREAM_CRDS.snapshots, ...NUDGER_CRDS],
   });
   client = new KubeClient(plane.kubeConfig);
-  boundary = new Boundary();
+  boundary = new ExecutorBoundary();
   manager = await startManager();
 });
 
@@ -407,7 +372,7 @@ describe('validated nudges in the manager', () => {
     ]);
     await build(ns, 'op-b', 'op-b-on-push-1', digestOf(51));
     await eventually('the immediate nudge of op-b', () =>
-      boundary.immediate.includes(`${ns} op-b-on-push-1 bundle`) ? true : undefined,
+      immediateOf(ns).includes('op-b-on-push-1 bundle') ? true : undefined,
     );
     await build(ns, 'op-a', 'op-a-on-push-1', digestOf(52));
     assert.equal(boundary.batches(ns).length, 0, 'a validated entry waits for its group');
@@ -416,11 +381,7 @@ describe('validated nudges in the manager', () => {
     const [only, ...rest] = boundary.batches(ns);
     assert.equal(rest.length, 0);
     assert.deepEqual(entriesOf(only!), { 'op-a': digestOf(52) }, 'op-b is immediate, not batched');
-    assert.deepEqual(
-      boundary.immediate.filter((call) => call.startsWith(`${ns} `)),
-      [`${ns} op-b-on-push-1 bundle`],
-      'op-a is validated, never fired on its build',
-    );
+    assert.deepEqual(immediateOf(ns), ['op-b-on-push-1 bundle'], 'op-a is validated, never fired on its build');
   });
 
   it('the manager killed between the pass and the pull request: exactly one batch after the restart', async () => {
@@ -439,9 +400,9 @@ describe('validated nudges in the manager', () => {
     assert.equal(interrupted?.batch?.state, 'firing');
     manager = await startManager();
     await nudgedAt(ns, { 'op-a': digestOf(41), 'op-b': digestOf(42) });
-    const keys = new Set(boundary.calls.filter((call) => call.namespace === ns).map((call) => call.key));
+    const keys = new Set(boundary.batchCalls.filter((call) => call.namespace === ns).map((call) => call.key));
     assert.equal(keys.size, 1, 'the retry carries the same key, so the forge makes one pull request');
     assert.equal(boundary.batches(ns).length, 1);
-    assert.ok(boundary.calls.filter((call) => call.namespace === ns).length >= 2);
+    assert.ok(boundary.batchCalls.filter((call) => call.namespace === ns).length >= 2);
   });
 });
