@@ -10,4 +10,7 @@ cd "$NUDGER_ROOT"
 # Assigned before the export so that set -e stops here when provisioning fails.
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(bash scripts/provision-control-plane.sh)}"
 export KUBEBUILDER_ASSETS
+# The Korifi scenarios' kpack stand-in builds images into a local OCI registry (docs/decisions.md N40).
+NUDGER_REGISTRY_BIN="$(bash scripts/provision-registry.sh)"
+export NUDGER_REGISTRY_BIN
 node dist/cli/main.js sandbox "$@"

@@ -9,4 +9,7 @@ echo "node $(node --version), npm $(npm --version)" >&2
 # Assigned before the export so that set -e stops here when provisioning fails.
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(bash scripts/provision-control-plane.sh)}"
 export KUBEBUILDER_ASSETS
+# The Korifi tests push to and read from a real local OCI registry (docs/decisions.md N40).
+NUDGER_REGISTRY_BIN="$(bash scripts/provision-registry.sh)"
+export NUDGER_REGISTRY_BIN
 npm test
