@@ -1,6 +1,6 @@
 // Schema fragments shared by every nudger CRD. Each fragment is plain JSON Schema (TypeBox), so
 // the same object feeds the generated CRD, ajv at runtime and the TypeScript types.
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from './names.ts';
 
 /** The Kubernetes extensions to OpenAPI that nudger's schemas may carry, for the CRD and for ajv. */
@@ -85,3 +85,14 @@ export const ClusterEnvelope = {
   kind: Type.Optional(Type.String()),
   metadata: Type.Optional(ClusterObjectMeta),
 };
+
+/**
+ * Another service's kind as the API server serves it: the envelope, then `spec` and `status`, each
+ * optional (no CRD root requires them) and open, like every object nudger decodes.
+ */
+export function ClusterKind<Spec extends TSchema, Status extends TSchema>(spec: Spec, status: Status) {
+  return Type.Object(
+    { ...ClusterEnvelope, spec: Type.Optional(spec), status: Type.Optional(status) },
+    { additionalProperties: true },
+  );
+}
