@@ -13,7 +13,14 @@ const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'http', '
 // made here, in review, not an accident. test/architecture/import-matrix.test.ts checks that every
 // folder of src/ has a row.
 const CORE = ['schema', 'domain', 'manifest'];
-const ADAPTERS = ['adapters/credentials', 'adapters/fs', 'adapters/kubernetes', 'adapters/git', 'adapters/forges'];
+const ADAPTERS = [
+  'adapters/credentials',
+  'adapters/fs',
+  'adapters/kubernetes',
+  'adapters/git',
+  'adapters/forges',
+  'adapters/registry',
+];
 /** What the shells (manager, sandbox, cli) compose. */
 const SHELL = [...CORE, ...ADAPTERS, 'runtime', 'cluster', 'controllers', 'webhooks'];
 export const IMPORT_MATRIX = {
@@ -25,6 +32,8 @@ export const IMPORT_MATRIX = {
   'adapters/kubernetes': [...CORE, 'adapters/fs'],
   'adapters/git': [...CORE, 'adapters/credentials'],
   'adapters/forges': [...CORE, 'adapters/credentials', 'adapters/fs', 'adapters/git', 'adapters/kubernetes'],
+  // The OCI registry client (docs/decisions.md N40): Korifi's controllers read built images' configs.
+  'adapters/registry': [...CORE, 'adapters/credentials'],
   runtime: [...CORE, 'adapters/kubernetes'],
   // Readers of cluster objects shared by controllers, webhooks and the sandbox.
   cluster: [...CORE, 'adapters/kubernetes', 'runtime'],
@@ -36,6 +45,7 @@ export const IMPORT_MATRIX = {
     'adapters/git',
     'adapters/forges',
     'adapters/credentials',
+    'adapters/registry',
   ],
   webhooks: [...CORE, 'cluster', 'runtime', 'adapters/kubernetes'],
   manager: SHELL,
