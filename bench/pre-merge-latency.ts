@@ -28,8 +28,8 @@
 //    call to the nudge branch's ref moving in the forge's bare repository (the PR's head carries
 //    the digest: part 1's t1) and to its ok outcome (the PR's text, draft state and labels updated
 //    too), for one open trigger whose digest changes each sample, on the local forge, the GitHub emulator
-//    (test/support/github-emulator/, the provider the manager's registry builds, real git over
-//    smart HTTP) and the GitLab emulator (test/support/gitlab-emulator/, likewise). After the last
+//    (src/sandbox/forges/github-emulator/, the provider the manager's registry builds, real git over
+//    smart HTTP) and the GitLab emulator (src/sandbox/forges/gitlab-emulator/, likewise). After the last
 //    sample each forge's nudge branch is checked to hold the last digest.
 //
 // Why not the end-to-end path on the emulators: the sandbox plays `forge: local` only (the
@@ -71,8 +71,8 @@ import {
   preMergeRequest,
   type Trigger,
 } from '../test/controllers/dispatch-direct-pre-merge-fixture.ts';
-import { startGitHubEmulator } from '../test/support/github-emulator/emulator.ts';
-import { startGitLabEmulator } from '../test/support/gitlab-emulator/emulator.ts';
+import { startGitHubEmulator } from '../src/sandbox/forges/github-emulator/emulator.ts';
+import { startGitLabEmulator } from '../src/sandbox/forges/gitlab-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../test/adapters/git/helpers.ts';
 import {
   fileAt,

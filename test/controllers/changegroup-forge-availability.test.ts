@@ -20,7 +20,7 @@ import { SECRETS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { forgeFailureOf, forgeHostOf } from '../../src/controllers/changegroup/forge-availability.ts';
 import { FORGE_AVAILABLE_REASONS } from '../../src/domain/changegroup/model.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { removeTempDirs } from '../adapters/git/helpers.ts';
 import { NS, NUDGED_FILES, setup, type SetupOptions } from './changegroup-env.ts';
 

@@ -14,7 +14,7 @@ import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
-import type { GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import type { GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { foreignPush, git } from '../adapters/git/helpers.ts';
 import { startGitHubDirectRig, stopGitHubDirectRig, type GitHubDirectRig } from './dispatch-direct-harness.ts';
 import { FakeObjectClient } from '../runtime/fakes.ts';

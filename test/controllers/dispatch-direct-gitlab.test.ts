@@ -15,7 +15,7 @@ import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
-import { startGitLabEmulator } from '../support/gitlab-emulator/emulator.ts';
+import { startGitLabEmulator } from '../../src/sandbox/forges/gitlab-emulator/emulator.ts';
 import { git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
 import { FakeObjectClient } from '../runtime/fakes.ts';
 import {

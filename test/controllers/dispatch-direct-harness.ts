@@ -14,7 +14,7 @@ import type { ForgeProvider } from '../../src/adapters/forges/types.ts';
 import { GitWorkspaces } from '../../src/adapters/git/workspace.ts';
 import { DirectNudgeExecutor } from '../../src/controllers/dispatch/direct/direct-executor.ts';
 import type { FireOutcome } from '../../src/controllers/dispatch/executor.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { git, removeTempDirs, tempDir } from '../adapters/git/helpers.ts';
 
 /** build-service's gitAuthor for an SCM token without a username, on the local forge. */

@@ -21,7 +21,7 @@ import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../../src/sa
 import { KonfluxStandIn } from '../../src/sandbox/konflux.ts';
 import { NAMESPACE_NAME_LABEL, registerWebhooks } from '../../src/sandbox/webhooks.ts';
 import type { ChangeGroupStatus } from '../../src/schema/changegroup.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { assertNoSecrets, captureLog, privateKeyForms, tokenForms } from '../support/secret-leaks.ts';
 import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
 import { admitNudgeConfig } from './changegroup-tenant.ts';

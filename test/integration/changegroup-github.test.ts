@@ -9,7 +9,7 @@ import { CHANGE_GROUPS, COMPONENTS, CORE_EVENTS, SECRETS } from '../../src/adapt
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { localGitRun } from '../../src/adapters/git/plumbing.ts';
 import { parseDescription } from '../../src/domain/pr-description/index.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
 import { scmSecret, startChangeGroupTenant, type ChangeGroupTenant } from './changegroup-tenant.ts';
 

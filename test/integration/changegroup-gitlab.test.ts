@@ -18,7 +18,11 @@ import { changeGroupBranch } from '../../src/domain/changegroup/model.ts';
 import { parseDescription } from '../../src/domain/pr-description/index.ts';
 // The markers stock Pipelines-as-Code honours, as it matches them (D4); on GitLab it reads the title.
 import { hasSkipMarker } from '../../src/domain/pr-description/skip-markers.ts';
-import { startGitLabEmulator, type GitLabEmulator, type RecordedRequest } from '../support/gitlab-emulator/emulator.ts';
+import {
+  startGitLabEmulator,
+  type GitLabEmulator,
+  type RecordedRequest,
+} from '../../src/sandbox/forges/gitlab-emulator/emulator.ts';
 import { assertNoSecrets, tokenForms } from '../support/secret-leaks.ts';
 import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
 import { scmSecret, startChangeGroupTenant, type ChangeGroupTenant } from './changegroup-tenant.ts';

@@ -29,7 +29,7 @@ import {
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { EXECUTOR_ANNOTATION } from '../../src/controllers/dispatch/inputs.ts';
 import { DISPATCH_FINALIZER, DISPATCH_MARKER_ANNOTATION } from '../../src/domain/nudge/dispatch-marker.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 import { assertNoSecrets, captureLog, privateKeyForms, tokenForms } from '../support/secret-leaks.ts';
 import { sandboxComponent } from '../sandbox/local-forge-fixtures.ts';
 import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from './harness/control-plane.ts';

@@ -5,7 +5,7 @@
 import { GitHubAppTokens } from '../../src/adapters/forges/github/app-tokens.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import type { ChangeGroupControllerOptions } from '../../src/manager/manager.ts';
-import type { GitHubEmulator } from '../support/github-emulator/emulator.ts';
+import type { GitHubEmulator } from '../../src/sandbox/forges/github-emulator/emulator.ts';
 
 /** build-service's Pipelines-as-Code Secret, where the App's id and private key live. */
 export const PAC = { namespace: 'build-service', name: 'pipelines-as-code-secret' };

@@ -7,7 +7,7 @@ import { LocalForge } from '../../../src/adapters/forges/local/local-forge.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
 import type { ForgeProvider } from '../../../src/adapters/forges/types.ts';
 import { GitWorkspaces } from '../../../src/adapters/git/workspace.ts';
-import { startGitHubEmulator } from '../../support/github-emulator/emulator.ts';
+import { startGitHubEmulator } from '../../../src/sandbox/forges/github-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../git/helpers.ts';
 import { CONTRACT_AUTHOR, CONTRACT_MESSAGE, runForgeContract } from './forge-contract.ts';
 import { gitLabContractSetup } from './gitlab-contract-setup.ts';

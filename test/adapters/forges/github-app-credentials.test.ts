@@ -22,7 +22,7 @@ import { ForgeResolutionError } from '../../../src/adapters/forges/resolver.ts';
 import { SCM_CREDENTIALS_LABEL, SCM_HOST_LABEL } from '../../../src/adapters/forges/scm-credentials.ts';
 import type { KubeObject } from '../../../src/adapters/kubernetes/types.ts';
 import { githubAppGitAuthor } from '../../../src/domain/nudge/git-author.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../../src/sandbox/forges/github-emulator/emulator.ts';
 import { FakeObjectClient, status } from '../../runtime/fakes.ts';
 
 const REF: SecretRef = { namespace: 'build-service', name: 'pipelines-as-code-secret' };

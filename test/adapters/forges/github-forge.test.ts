@@ -10,7 +10,7 @@ import { GitHubForge } from '../../../src/adapters/forges/github/index.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
 import { GitCommandError } from '../../../src/adapters/git/errors.ts';
 import { GitWorkspaces, type GitIdentity } from '../../../src/adapters/git/workspace.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../../support/github-emulator/emulator.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../../src/sandbox/forges/github-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../git/helpers.ts';
 
 const TOKEN = 'ghs_emulatorToken0123456789abcdefABCDEF';

@@ -8,7 +8,7 @@ import { Credentials } from '../../../src/adapters/credentials/credentials.ts';
 import { FORGE_REGISTRY } from '../../../src/adapters/forges/registry.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
 import type { ForgeProvider } from '../../../src/adapters/forges/types.ts';
-import { startGitLabEmulator } from '../../support/gitlab-emulator/emulator.ts';
+import { startGitLabEmulator } from '../../../src/sandbox/forges/gitlab-emulator/emulator.ts';
 import { tempDir } from '../git/helpers.ts';
 import type { ForgeContractFixture } from './forge-contract.ts';
 

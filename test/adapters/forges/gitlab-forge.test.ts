@@ -12,7 +12,7 @@ import { GitLabForge } from '../../../src/adapters/forges/gitlab/index.ts';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
 import { GitCommandError } from '../../../src/adapters/git/errors.ts';
 import { GitWorkspaces, type GitIdentity } from '../../../src/adapters/git/workspace.ts';
-import { startGitLabEmulator, type GitLabEmulator } from '../../support/gitlab-emulator/emulator.ts';
+import { startGitLabEmulator, type GitLabEmulator } from '../../../src/sandbox/forges/gitlab-emulator/emulator.ts';
 import { removeTempDirs, tempDir } from '../git/helpers.ts';
 import { closedPort } from './closed-port.ts';
 

@@ -3,7 +3,7 @@
 // forge refuses one (HTTP 403).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serveGitHttp } from '../../support/github-emulator/git-backend.ts';
+import { serveGitHttp } from '../../../src/sandbox/forges/github-emulator/git-backend.ts';
 
 export interface GitHttpServer {
   readonly baseUrl: string;

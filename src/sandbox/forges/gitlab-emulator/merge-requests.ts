@@ -2,7 +2,7 @@
 // from live repository state (branch heads, commits) the way GitLab does: MR numbers are per
 // project `iid`s, draft is derived from the title prefix (GitLab has no draft field to set), a
 // second open MR from one source branch is refused with 409, a missing branch with 422.
-import { isDraftTitle } from '../../../src/domain/pr-description/draft-title.ts';
+import { isDraftTitle } from '../../../domain/pr-description/draft-title.ts';
 import type { BareRepository } from '../github-emulator/git-backend.ts';
 
 export interface MergeRequestRecord {

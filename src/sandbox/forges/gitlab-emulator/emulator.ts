@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
+import { parseRepositoryUrl, type RepositoryRef } from '../../../adapters/forges/repository-url.ts';
 import { BareRepository, serveGitHttp } from '../github-emulator/git-backend.ts';
 import { gitLabContract } from './contract.ts';
 import {

@@ -6,8 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLATION_TOKEN_LIFETIME_MS, type EmulatedApp } from './app-api.ts';
-import { startGitHubEmulator, type GitHubEmulator } from './emulator.ts';
+import {
+  INSTALLATION_TOKEN_LIFETIME_MS,
+  type EmulatedApp,
+} from '../../../src/sandbox/forges/github-emulator/app-api.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../../src/sandbox/forges/github-emulator/emulator.ts';
 
 const USER_TOKEN = 'ghp_emulatorAppTest0123456789';
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

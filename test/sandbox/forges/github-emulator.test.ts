@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startGitHubEmulator, type GitHubEmulator } from './emulator.ts';
-import { gitHubContract } from './openapi-contract.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../../../src/sandbox/forges/github-emulator/emulator.ts';
+import { gitHubContract } from '../../../src/sandbox/forges/github-emulator/openapi-contract.ts';
 
 const TOKEN = 'ghs_emulatorSelfTest0123456789';
 

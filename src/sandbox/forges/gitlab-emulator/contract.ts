@@ -17,7 +17,14 @@ import { GITLAB_ERROR_BODY, GITLAB_GENERIC_ERROR_STATUSES } from './hand-written
 
 export type { MatchedOperation } from '../github-emulator/openapi-contract.ts';
 
-const SPEC = new URL('./openapi/openapi-v3-merge-requests.yaml', import.meta.url);
+// Read from the source tree in both layouts: this module runs as src/sandbox/forges/gitlab-emulator/
+// (tests, node on src) and as dist/sandbox/forges/gitlab-emulator/ (the built CLI), the same depth
+// below the package root; tsc copies no YAML into dist/, so package.json "files" ships this folder
+// of src/ instead (docs/decisions.md N37).
+const SPEC = new URL(
+  '../../../../src/sandbox/forges/gitlab-emulator/openapi/openapi-v3-merge-requests.yaml',
+  import.meta.url,
+);
 
 export class GitLabContract {
   readonly official: OpenApiContract;

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseRepositoryUrl, type RepositoryRef } from '../../../src/adapters/forges/repository-url.ts';
+import { parseRepositoryUrl, type RepositoryRef } from '../../../adapters/forges/repository-url.ts';
 import { EmulatedApps, type Principal } from './app-api.ts';
 import { BareRepository, serveGitHttp } from './git-backend.ts';
 import { runGraphql } from './graphql-api.ts';
