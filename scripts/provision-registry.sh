@@ -44,8 +44,9 @@ for arg in "$@"; do
   esac
 done
 
-# $1 = binary; prints its version line, fails when it does not run.
-registry_version() { "$1" --version 2>/dev/null | awk 'NR == 1 { print $NF }'; }
+# $1 = binary; prints its version (`<path> github.com/docker/distribution <version>`), or nothing
+# when it is not a distribution registry that runs.
+registry_version() { "$1" --version 2>/dev/null | awk 'NR == 1 && $2 ~ /distribution/ { print $NF }'; }
 
 if [ -n "${NUDGER_REGISTRY_BIN:-}" ]; then
   if [ ! -x "$NUDGER_REGISTRY_BIN" ] || [ -z "$(registry_version "$NUDGER_REGISTRY_BIN")" ]; then
