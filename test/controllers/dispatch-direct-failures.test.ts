@@ -89,6 +89,11 @@ describe('commit identity', () => {
       defaultGitAuthorOf(forgeWith('x-access-token', 'github.com')),
       'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.github.com>',
     );
+    // GitLab's provider pushes as `oauth2` when the Secret names no user: not a user either (N38).
+    assert.equal(
+      defaultGitAuthorOf(forgeWith('oauth2', 'gitlab.com')),
+      'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.gitlab.com>',
+    );
     assert.equal(
       defaultGitAuthorOf(forgeWith(undefined, '')),
       'red-hat-konflux <123456+red-hat-konflux[bot]@users.noreply.localhost>',

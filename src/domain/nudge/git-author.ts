@@ -27,6 +27,21 @@ export function githubAppGitAuthor(slug: string, botId: number): string {
 }
 
 /**
+ * The git user names the forge adapters use when an SCM Secret names none: `x-access-token`
+ * (GitHub's, the default) and `oauth2` (GitLab's, N32). They are how a token goes over git HTTPS,
+ * not a user, so Renovate's user and the nudge's author are then build-service's default
+ * (docs/decisions.md N38).
+ */
+const TRANSPORT_USERNAMES: readonly string[] = ['x-access-token', 'oauth2'];
+
+/** The SCM Secret's own username behind the credentials' git user name; undefined when it named none. */
+export function secretUsername(gitUsername: string | undefined): string | undefined {
+  return gitUsername === undefined || gitUsername === '' || TRANSPORT_USERNAMES.includes(gitUsername)
+    ? undefined
+    : gitUsername;
+}
+
+/**
  * `<user> <123456+<user>[bot]@users.noreply.<host>>` for a tenant's SCM token: build-service's
  * fixed number, the Secret's username (else `red-hat-konflux`) and the repository's host.
  */

@@ -3,14 +3,11 @@
 // every commit on a nudge branch is compared with to tell whether someone else pushed to it.
 import type { ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { GitIdentity } from '../../../adapters/git/workspace.ts';
-import { githubAppGitAuthor, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import { githubAppGitAuthor, scmTokenGitAuthor, secretUsername } from '../../../domain/nudge/git-author.ts';
 import { checkGitAuthor } from '../../../domain/nudge/pull-request-text.ts';
 
 /** The `Name <address>` a nudge to this forge's repository is written by. */
 export type GitAuthorOf = (forge: ResolvedForge) => string;
-
-/** The git basic-auth user GitHub tokens use; it is not an SCM Secret's username. */
-const TOKEN_USERNAME = 'x-access-token';
 
 /**
  * build-service's gitAuthor (N17): for a GitHub App installation token, the App's bot,
@@ -20,11 +17,8 @@ const TOKEN_USERNAME = 'x-access-token';
  */
 export const defaultGitAuthorOf: GitAuthorOf = ({ provider, repo, githubApp }) => {
   if (githubApp !== undefined) return githubAppGitAuthor(githubApp.appSlug, githubApp.botId);
-  const username = provider.credentials?.username;
-  return scmTokenGitAuthor(
-    username === TOKEN_USERNAME ? undefined : username,
-    repo.host === '' ? 'localhost' : repo.host,
-  );
+  // GitLab's `oauth2` and GitHub's `x-access-token` are git transport names, not the Secret's user (N38).
+  return scmTokenGitAuthor(secretUsername(provider.credentials?.username), repo.host === '' ? 'localhost' : repo.host);
 };
 
 /** `Name <address>` as git takes it. */

@@ -8,7 +8,12 @@ import { redactUserInfo, type Credentials } from '../../../adapters/credentials/
 import type { HostedForge } from '../../../adapters/forges/registry.ts';
 import { ForgeResolutionError, type ForgeResolver, type ResolvedForge } from '../../../adapters/forges/resolver.ts';
 import type { RepositoryRef } from '../../../adapters/forges/repository-url.ts';
-import { DEFAULT_RENOVATE_USER, githubAppGitAuthor, scmTokenGitAuthor } from '../../../domain/nudge/git-author.ts';
+import {
+  DEFAULT_RENOVATE_USER,
+  githubAppGitAuthor,
+  scmTokenGitAuthor,
+  secretUsername,
+} from '../../../domain/nudge/git-author.ts';
 import { isRecord } from '../../../domain/records.ts';
 import type { RenovatePlatform } from '../../../schema/renovate-config.ts';
 
@@ -50,12 +55,11 @@ export interface RenovateIdentity {
 
 /**
  * build-service's identity for an SCM-token tenant: the Secret's username, else `red-hat-konflux`.
- * Credentials without a username of their own carry `x-access-token`, which is a transport detail,
- * not a user name Renovate should act as.
+ * Credentials without a username of their own carry `x-access-token` (GitLab's provider: `oauth2`),
+ * which is a transport detail, not a user name Renovate should act as (docs/decisions.md N38).
  */
 export function scmTokenIdentity(resolved: ResolvedForge): RenovateIdentity | undefined {
-  const given = resolved.provider.credentials?.username;
-  const username = given === undefined || given === 'x-access-token' ? DEFAULT_RENOVATE_USER : given;
+  const username = secretUsername(resolved.provider.credentials?.username) ?? DEFAULT_RENOVATE_USER;
   return { username, gitAuthor: scmTokenGitAuthor(username, resolved.repo.host) };
 }
 
