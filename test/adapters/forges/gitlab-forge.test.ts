@@ -154,6 +154,16 @@ describe('GitLabForge against the GitLab emulator', () => {
     assert.match(list?.path ?? '', /source_branch=konflux%2Fchange-groups%2Fbundle-update/);
   });
 
+  it('the emulator’s handle shows an open MR’s head as its branch is now, after a force-push', async () => {
+    const first = await fixture.push('image: a\n', undefined);
+    await open('Update', false);
+    assert.equal(mr()?.sha, first);
+    const second = await fixture.push('image: b\n', first);
+    assert.notEqual(second, first);
+    assert.equal((await fixture.forge.getPullRequest(fixture.repo, 1)).headSha, second);
+    assert.equal(mr()?.sha, second, 'the human side sees what the API says');
+  });
+
   it('serves a project in a nested group by its URL-encoded full path', async () => {
     const { emulator, forge } = fixture;
     await emulator.createRepository('acme/platform', 'bundle', { 'a.txt': 'a\n' });

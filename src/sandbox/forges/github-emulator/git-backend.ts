@@ -1,7 +1,7 @@
 // The emulator's git side: bare repositories under one project root, served over the real smart
 // HTTP protocol by `git http-backend`, plus the few plumbing commands the emulator needs to answer
 // API calls from live repository state (branch heads, PR commits, merges).
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -70,6 +70,26 @@ export class BareRepository {
   async branchHead(branch: string): Promise<string | undefined> {
     try {
       return (await this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * branchHead, read at once: for the emulators' synchronous human-side handles, which must show an
+   * open PR's head as its branch is now (a push moves it without any API call the emulator sees).
+   */
+  branchHeadNow(branch: string): string | undefined {
+    try {
+      return execFileSync(
+        'git',
+        ['--git-dir', this.gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+        {
+          env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      ).trim();
     } catch {
       return undefined;
     }

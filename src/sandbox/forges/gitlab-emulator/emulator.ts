@@ -240,7 +240,8 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
         state: mr.state,
         sourceBranch: mr.sourceBranch,
         targetBranch: mr.targetBranch,
-        sha: mr.sha,
+        sha:
+          mr.state === 'opened' ? (requireProject(owner, name).git.branchHeadNow(mr.sourceBranch) ?? mr.sha) : mr.sha,
         author: mr.author,
         labels: [...mr.labels],
         notes: [...mr.notes],
