@@ -23,7 +23,7 @@ import { isRecord } from '../../domain/records.ts';
 
 export { adaptCrdForV120 } from './crd-adapt.ts';
 export { generateServingCert, type ServingCert } from './certs.ts';
-export { NUDGER_CRDS, SANDBOX_CRDS, UPSTREAM_CRDS } from './paths.ts';
+export { KORIFI_CRDS, NUDGER_CRDS, SANDBOX_CRDS, UPSTREAM_CRDS } from './paths.ts';
 export { controlPlaneBinDirectory } from './binaries.ts';
 export {
   ControlPlaneBinariesError,

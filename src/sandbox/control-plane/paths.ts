@@ -16,7 +16,35 @@ export const UPSTREAM_CRDS = {
   upstreamNudgeConfigs: join(SANDBOX_CRD_DIR, 'appstudio.redhat.com_nudgeconfigs.yaml'),
   pipelineRuns: join(SANDBOX_CRD_DIR, 'tekton.dev_pipelineruns.yaml'),
   releasePlanAdmissions: join(SANDBOX_CRD_DIR, 'appstudio.redhat.com_releaseplanadmissions.yaml'),
+  cfApps: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_cfapps.yaml'),
+  cfBuilds: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_cfbuilds.yaml'),
+  cfPackages: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_cfpackages.yaml'),
+  cfProcesses: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_cfprocesses.yaml'),
+  buildWorkloads: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_buildworkloads.yaml'),
+  builderInfos: join(SANDBOX_CRD_DIR, 'korifi', 'korifi.cloudfoundry.org_builderinfos.yaml'),
+  kpackImages: join(SANDBOX_CRD_DIR, 'kpack', 'image.yaml'),
+  kpackBuilds: join(SANDBOX_CRD_DIR, 'kpack', 'build.yaml'),
+  kpackBuilders: join(SANDBOX_CRD_DIR, 'kpack', 'builder.yaml'),
+  kpackClusterBuilders: join(SANDBOX_CRD_DIR, 'kpack', 'clusterbuilder.yaml'),
+  kpackClusterStacks: join(SANDBOX_CRD_DIR, 'kpack', 'clusterstack.yaml'),
+  kpackClusterStores: join(SANDBOX_CRD_DIR, 'kpack', 'clusterstore.yaml'),
 } as const;
+
+/** Korifi's and kpack's kinds, for the Korifi controllers (docs/decisions.md D13, N39). */
+export const KORIFI_CRDS: readonly string[] = [
+  UPSTREAM_CRDS.cfApps,
+  UPSTREAM_CRDS.cfBuilds,
+  UPSTREAM_CRDS.cfPackages,
+  UPSTREAM_CRDS.cfProcesses,
+  UPSTREAM_CRDS.buildWorkloads,
+  UPSTREAM_CRDS.builderInfos,
+  UPSTREAM_CRDS.kpackImages,
+  UPSTREAM_CRDS.kpackBuilds,
+  UPSTREAM_CRDS.kpackBuilders,
+  UPSTREAM_CRDS.kpackClusterBuilders,
+  UPSTREAM_CRDS.kpackClusterStacks,
+  UPSTREAM_CRDS.kpackClusterStores,
+];
 
 const NUDGER_CRD_DIR = join(REPO_ROOT, 'deploy', 'crds');
 
@@ -26,7 +54,10 @@ export const NUDGER_CRDS: string[] = readdirSync(NUDGER_CRD_DIR)
   .sort()
   .map((file) => join(NUDGER_CRD_DIR, file));
 
-/** What the sandbox installs: nudger's CRDs plus the Konflux and Tekton kinds it plays with. */
+/**
+ * What the sandbox installs: nudger's CRDs plus the Konflux, Tekton, Korifi and kpack kinds it plays
+ * with (the Korifi ones cost about a second of a start that takes over ten).
+ */
 export const SANDBOX_CRDS: readonly string[] = [
   ...NUDGER_CRDS,
   UPSTREAM_CRDS.components,
@@ -35,4 +66,5 @@ export const SANDBOX_CRDS: readonly string[] = [
   UPSTREAM_CRDS.snapshots,
   UPSTREAM_CRDS.pipelineRuns,
   UPSTREAM_CRDS.releasePlanAdmissions,
+  ...KORIFI_CRDS,
 ];

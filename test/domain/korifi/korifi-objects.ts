@@ -1,5 +1,7 @@
 // Korifi and kpack objects as the API server serves them, for the decoder tests and for any test
 // that needs a realistic one. Field names are upstream's; values are made up.
+import type { KorifiKind } from '../../../src/domain/korifi/objects.ts';
+
 const served = (name: string, namespace?: string) => ({
   name,
   ...(namespace === undefined ? {} : { namespace }),
@@ -18,7 +20,7 @@ const condition = (type: string, status: string, reason: string) => ({
   type,
   status,
   reason,
-  message: '',
+  message: `${type} is ${status}`,
   lastTransitionTime: '2026-01-15T10:21:00Z',
   observedGeneration: 2,
 });
@@ -102,7 +104,7 @@ export function cfProcess(): Record<string, unknown> {
       desiredInstances: 1,
       memoryMB: 256,
       diskQuotaMB: 1024,
-      healthCheck: { type: 'port', data: {} },
+      healthCheck: { type: 'port', data: { invocationTimeoutSeconds: 1, timeoutSeconds: 60 } },
     },
   };
 }
@@ -243,3 +245,16 @@ export function kpackClusterBuilder(): Record<string, unknown> {
     spec: { ...(body.spec as object), serviceAccountRef: { name: 'kpack-service-account', namespace: 'cf' } },
   };
 }
+
+/** One sample of each kind nudger decodes, by kind. */
+export const SAMPLES: Readonly<Record<KorifiKind, () => Record<string, unknown>>> = {
+  BuildWorkload: buildWorkload,
+  CFApp: cfApp,
+  CFBuild: cfBuild,
+  CFPackage: cfPackage,
+  CFProcess: cfProcess,
+  Image: kpackImage,
+  Build: kpackBuild,
+  Builder: kpackBuilder,
+  ClusterBuilder: kpackClusterBuilder,
+};

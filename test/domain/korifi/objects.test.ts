@@ -7,50 +7,26 @@ import {
   decodeBuildWorkload,
   decodeCFApp,
   decodeCFBuild,
-  decodeCFPackage,
-  decodeCFProcess,
-  decodeKpackBuild,
-  decodeKpackBuilder,
   decodeKpackClusterBuilder,
   decodeKpackImage,
   decodeOrThrow,
+  KORIFI_DECODERS,
   KorifiDecodeError,
+  type KorifiKind,
 } from '../../../src/domain/korifi/objects.ts';
 import { KPACK_BUILD_REASONS, splitBuildReasons } from '../../../src/domain/korifi/labels.ts';
 import type { DecodeResult } from '../../../src/domain/schema-validation.ts';
-import {
-  buildWorkload,
-  cfApp,
-  cfBuild,
-  cfPackage,
-  cfProcess,
-  kpackBuild,
-  kpackBuilder,
-  kpackClusterBuilder,
-  kpackImage,
-  SPACE,
-} from './korifi-objects.ts';
+import { buildWorkload, cfApp, cfBuild, kpackClusterBuilder, kpackImage, SAMPLES, SPACE } from './korifi-objects.ts';
 
 function problemsOf(result: DecodeResult<unknown>): string[] {
   return result.ok ? [] : result.problems.map((problem) => `${problem.path}: ${problem.message}`);
 }
 
-const CASES = [
-  ['BuildWorkload', decodeBuildWorkload, buildWorkload],
-  ['CFApp', decodeCFApp, cfApp],
-  ['CFBuild', decodeCFBuild, cfBuild],
-  ['CFPackage', decodeCFPackage, cfPackage],
-  ['CFProcess', decodeCFProcess, cfProcess],
-  ['Image', decodeKpackImage, kpackImage],
-  ['Build', decodeKpackBuild, kpackBuild],
-  ['Builder', decodeKpackBuilder, kpackBuilder],
-  ['ClusterBuilder', decodeKpackClusterBuilder, kpackClusterBuilder],
-] as const;
-
 describe('Korifi and kpack decoders', () => {
-  for (const [kind, decode, sample] of CASES) {
+  for (const kind of Object.keys(SAMPLES) as KorifiKind[]) {
     it(`decode a ${kind} as served, and one with only metadata (no spec, no status)`, () => {
-      const object = sample();
+      const decode = KORIFI_DECODERS[kind] as (value: unknown) => DecodeResult<unknown>;
+      const object = SAMPLES[kind]();
       const result = decode(object);
       assert.deepEqual(problemsOf(result), []);
       assert.ok(result.ok);
