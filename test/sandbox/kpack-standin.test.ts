@@ -247,6 +247,28 @@ describe('kpack stand-in on a real control plane and registry', () => {
     assert.deepEqual(build.status?.buildMetadata, [{ id: JAVA, version: '1.0.0', homepage: `https://${JAVA}` }]);
   });
 
+  it('holds the builders a predicate picks (an app-labelled Builder of unknown name) until released', async () => {
+    const release = kpack.holdBuildersWhere(
+      (builder) => builder.metadata?.labels?.['korifi.cloudfoundry.org/app-guid'] === 'app-x',
+    );
+    await client.create(KPACK_BUILDERS, {
+      apiVersion: 'kpack.io/v1alpha2',
+      kind: 'Builder',
+      metadata: { name: 'for-app-x', namespace: SPACE, labels: { 'korifi.cloudfoundry.org/app-guid': 'app-x' } },
+      spec: {
+        tag: `${registry.host}/builders/for-app-x`,
+        stack: { kind: 'ClusterStack', name: 'cf-default-stack' },
+        store: { kind: 'ClusterStore', name: 'cf-default-buildpacks' },
+        order: [{ group: [{ id: NODEJS }] }],
+      },
+    });
+    await kpack.poll();
+    assert.equal(condition(await get(KPACK_BUILDERS, 'for-app-x'), 'Ready')?.status, 'False');
+    release();
+    await kpack.poll();
+    assert.equal(condition(await get(KPACK_BUILDERS, 'for-app-x'), 'Ready')?.status, 'True');
+  });
+
   it('updateStack: every Image on the stack rebuilds with reason STACK, a new digest over the same app layer', async () => {
     await createImage('app-2', { detects: JAVA });
     assert.deepEqual(reasonsBy(await kpack.poll()), { 'app-2': 'CONFIG' });

@@ -275,7 +275,7 @@ export async function reconcileBuilders(
   options: {
     namespace?: string;
     now: string;
-    isHeld: (key: string) => boolean;
+    isHeld: (key: string, builder: KpackObject) => boolean;
     reject: (rejected: RejectedObject) => void;
   },
 ): Promise<BuilderRound> {
@@ -308,7 +308,11 @@ export async function reconcileBuilders(
         options.reject({ kind, object: namespace === '' ? name : `${namespace}/${name}`, message });
         continue;
       }
-      const { status, resolved } = builderStatus(builder, { stacks, stores, held: options.isHeld(key) }, options.now);
+      const { status, resolved } = builderStatus(
+        builder,
+        { stacks, stores, held: options.isHeld(key, builder) },
+        options.now,
+      );
       const written = await writeStatus(client, ref, builder, status);
       builders.set(key, resolvedView(kind, written, resolved));
     }

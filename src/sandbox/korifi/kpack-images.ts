@@ -6,6 +6,8 @@
 // found unfinished (the stand-in stopped mid-way) is run first; Builds are found by their
 // `image.kpack.io/image` label, so none is made twice.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
+import { compareStrings } from '../../domain/compare.ts';
+import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import { decodeKpackImage } from '../../domain/korifi/objects.ts';
 import {
   KPACK_ADDITIONAL_BUILD_NEEDED_ANNOTATION,
@@ -70,6 +72,8 @@ export interface ImageRoundOptions {
   readonly push: PushImage;
   /** The process types and ports the app's image gets. */
   readonly launch: (image: KpackObject) => LaunchFacts;
+  /** How many Images are reconciled at once (each one's steps stay in order). */
+  readonly concurrency: number;
   /** Which group of the builder's order "detects" (kpack runs detection; the stand-in is told). */
   readonly detect: (image: KpackObject, order: readonly (readonly BuildpackInfo[])[]) => number;
 }
@@ -385,18 +389,19 @@ export async function reconcileImages(
     )
   ).items;
   const builds = await buildsByImage(client, options.namespace);
-  const ran: RanBuild[] = [];
-  for (const image of [...images].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1))) {
-    if (image.metadata?.deletionTimestamp !== undefined) continue;
+  const live = [...images]
+    .filter((image) => image.metadata?.deletionTimestamp === undefined)
+    .sort((a, b) => compareStrings(keyOf(a), keyOf(b)));
+  const ran = await mapWithConcurrency(live, options.concurrency, async (image) => {
     const decoded = decodeKpackImage(image);
     if (!decoded.ok) {
       const message = decoded.problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
       options.reject({ kind: 'Image', object: keyOf(image), message });
-      continue;
+      return [];
     }
-    ran.push(...(await reconcileImage(client, image, builds.get(keyOf(image)) ?? [], options)));
-  }
-  return ran;
+    return reconcileImage(client, image, builds.get(keyOf(image)) ?? [], options);
+  });
+  return ran.flat();
 }
 
 async function reconcileImage(

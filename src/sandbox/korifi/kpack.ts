@@ -57,6 +57,8 @@ export interface KpackStandInOptions {
   readonly detect?: ImageRoundOptions['detect'];
   /** Builders held from the start (see holdBuilder). */
   readonly held?: readonly BuilderRef[];
+  /** How many Images a round reconciles at once; default 8. */
+  readonly concurrency?: number;
   readonly now?: () => Date;
 }
 
@@ -110,6 +112,8 @@ export class KpackStandIn {
   readonly #detect: ImageRoundOptions['detect'];
   readonly #now: () => Date;
   readonly #held = new Set<string>();
+  readonly #heldWhere = new Set<(builder: KpackObject) => boolean>();
+  readonly #concurrency: number;
   readonly #builds: RanBuild[] = [];
   readonly #rejected = new Map<string, RejectedObject>();
   /** Rounds and operator updates one at a time: an update lands wholly between two rounds. */
@@ -124,6 +128,7 @@ export class KpackStandIn {
     this.#launch = options.launch ?? (() => DEFAULT_LAUNCH);
     this.#detect = options.detect ?? (() => 0);
     this.#now = options.now ?? (() => new Date());
+    this.#concurrency = options.concurrency ?? 8;
     for (const ref of options.held ?? []) this.holdBuilder(ref);
   }
 
@@ -160,6 +165,17 @@ export class KpackStandIn {
    */
   holdBuilder(ref: BuilderRef): void {
     this.#held.add(builderKey(ref.kind, ref.namespace ?? '', ref.name));
+  }
+
+  /**
+   * Holds every builder (Builder or ClusterBuilder object) `predicate` accepts, e.g. the Builders
+   * labelled with one app, whose names the test does not know beforehand; returns the release.
+   */
+  holdBuildersWhere(predicate: (builder: KpackObject) => boolean): () => void {
+    this.#heldWhere.add(predicate);
+    return () => {
+      this.#heldWhere.delete(predicate);
+    };
   }
 
   /** Lets a held builder be built at the next round. */
@@ -220,7 +236,7 @@ export class KpackStandIn {
       reject,
       ...(this.#namespace === undefined ? {} : { namespace: this.#namespace }),
       now: this.#now().toISOString(),
-      isHeld: (key) => this.#held.has(key),
+      isHeld: (key, builder) => this.#held.has(key) || [...this.#heldWhere].some((predicate) => predicate(builder)),
     });
     const ran = await reconcileImages(this.#client, {
       reject,
@@ -230,6 +246,7 @@ export class KpackStandIn {
       push: this.#push,
       launch: this.#launch,
       detect: this.#detect,
+      concurrency: this.#concurrency,
     });
     this.#builds.push(...ran);
     return ran;
