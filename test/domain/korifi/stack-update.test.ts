@@ -6,6 +6,7 @@ import {
   STACK_UPDATE_DROPLET_ANNOTATION,
   STACK_UPDATE_FROM_ANNOTATION,
   STACK_UPDATE_LABEL,
+  appOfImage,
   decideStackUpdate,
   describeIgnoredRebuild,
   isStackOnly,
@@ -290,5 +291,49 @@ describe('stack update: exactly once, step by step', () => {
     assert.equal(again.outcome.kind === 'ignore' && again.outcome.why, 'unreadable');
     assert.deepEqual(again.intents, []);
     assert.match(again.event?.message ?? '', new RegExp(STACK_UPDATE_DROPLET_ANNOTATION));
+  });
+});
+
+describe('stack update: which app an Image builds', () => {
+  const apps = new Set(['app-1', 'app-2']);
+  const exists = (name: string) => apps.has(name);
+  const appOfBuild = (build: string) => (build === 'build-of-app-2' ? 'app-2' : undefined);
+
+  it("nudger's build reconciler: the app-guid label", () => {
+    assert.equal(
+      appOfImage({ name: 'other', labels: { 'korifi.cloudfoundry.org/app-guid': 'app-1' } }, exists, appOfBuild),
+      'app-1',
+    );
+  });
+
+  it("Korifi's kpack-image-builder: the Image is named after the app GUID", () => {
+    assert.equal(
+      appOfImage({ name: 'app-2', labels: { 'korifi.cloudfoundry.org/build-workload-name': 'b' } }, exists, appOfBuild),
+      'app-2',
+    );
+  });
+
+  it('else a BuildWorkload owner, named after the CFBuild whose appRef names the app', () => {
+    assert.equal(
+      appOfImage(
+        {
+          name: 'renamed',
+          ownerReferences: [
+            { kind: 'ConfigMap', name: 'x' },
+            { kind: 'BuildWorkload', name: 'build-of-app-2' },
+          ],
+        },
+        exists,
+        appOfBuild,
+      ),
+      'app-2',
+    );
+  });
+
+  it('an Image of no existing app is no CF app Image', () => {
+    assert.equal(
+      appOfImage({ name: 'plain-image', labels: { 'korifi.cloudfoundry.org/app-guid': 'gone' } }, exists, appOfBuild),
+      undefined,
+    );
   });
 });
