@@ -340,6 +340,28 @@ describe('kpack stand-in on a real control plane and registry', () => {
     assert.equal(image.status?.buildCounter, (await buildsOf('app-1')).length);
   });
 
+  it('fails the Builds it is told to: nothing pushed, the Image BuildFailed, no retry until the config changes', async () => {
+    const release = kpack.failBuildsWhere((image) => image.metadata?.name === 'app-fail');
+    await createImage('app-fail');
+    const [failed, ...others] = await kpack.poll();
+    assert.deepEqual(others, []);
+    assert.equal(failed?.succeeded, false);
+    assert.equal(failed.latestImage, undefined);
+    const [build] = await buildsOf('app-fail');
+    assert.equal(condition(build ?? {}, 'Succeeded')?.status, 'False');
+    const image = await get(KPACK_IMAGES, 'app-fail');
+    assert.equal(condition(image, 'Ready')?.reason, 'BuildFailed');
+    assert.equal(image.status?.latestImage, undefined);
+    assert.deepEqual(await kpack.poll(), []);
+    release();
+    assert.deepEqual(await kpack.poll(), []);
+    await client.patch(KPACK_IMAGES, SPACE, 'app-fail', 'merge', {
+      spec: { source: { registry: { image: `${registry.host}/cf/app-fail-packages@sha256:${'c'.repeat(64)}` } } },
+    });
+    assert.deepEqual(reasonsBy(await kpack.poll()), { 'app-fail': 'CONFIG' });
+    assert.equal(condition(await get(KPACK_IMAGES, 'app-fail'), 'Ready')?.status, 'True');
+  });
+
   it('finishes a Build it made but never ran (a stop mid-way) instead of making another', async () => {
     const image = await get(KPACK_IMAGES, 'app-2');
     const number = Number(image.status?.buildCounter) + 1;

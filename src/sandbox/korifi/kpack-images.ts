@@ -76,6 +76,8 @@ export interface ImageRoundOptions {
   readonly concurrency: number;
   /** Which group of the builder's order "detects" (kpack runs detection; the stand-in is told). */
   readonly detect: (image: KpackObject, order: readonly (readonly BuildpackInfo[])[]) => number;
+  /** Whether this Image's Build fails (a buildpack that errors), instead of pushing an image. */
+  readonly fails: (image: KpackObject) => boolean;
 }
 
 const buildNumberOf = (build: KpackObject): number => Number(build.metadata?.labels?.[KPACK_BUILD_NUMBER_LABEL] ?? 0);
@@ -267,6 +269,7 @@ async function runBuild(
     return { build: written, ran: { ...base, succeeded: false, stackId: '', rebase: false, message } };
   };
   if (builder?.ready !== true) return fail(`builder ${builder?.name ?? '(none)'} is not ready`);
+  if (options.fails(image)) return fail('step build: exit status 1 (failed on purpose by the sandbox kpack stand-in)');
   const { buildpacks, rebase } = buildpacksToRun(image, build, builder, last, options.detect);
   const tags = Array.isArray(build.spec?.tags) ? build.spec.tags.filter((tag) => typeof tag === 'string') : [];
   const [tag] = tags;

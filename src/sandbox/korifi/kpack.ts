@@ -113,6 +113,7 @@ export class KpackStandIn {
   readonly #now: () => Date;
   readonly #held = new Set<string>();
   readonly #heldWhere = new Set<(builder: KpackObject) => boolean>();
+  readonly #failWhere = new Set<(image: KpackObject) => boolean>();
   readonly #concurrency: number;
   readonly #builds: RanBuild[] = [];
   readonly #rejected = new Map<string, RejectedObject>();
@@ -175,6 +176,18 @@ export class KpackStandIn {
     this.#heldWhere.add(predicate);
     return () => {
       this.#heldWhere.delete(predicate);
+    };
+  }
+
+  /**
+   * Makes the Builds of every Image `predicate` accepts fail (`Succeeded=False`, nothing pushed;
+   * the Image `Ready=False` `BuildFailed`) until the returned function is called. As in kpack, a
+   * failed Build is not retried by itself: a CONFIG change or an additionalBuildNeeded is.
+   */
+  failBuildsWhere(predicate: (image: KpackObject) => boolean): () => void {
+    this.#failWhere.add(predicate);
+    return () => {
+      this.#failWhere.delete(predicate);
     };
   }
 
@@ -247,6 +260,7 @@ export class KpackStandIn {
       launch: this.#launch,
       detect: this.#detect,
       concurrency: this.#concurrency,
+      fails: (image) => [...this.#failWhere].some((predicate) => predicate(image)),
     });
     this.#builds.push(...ran);
     return ran;
