@@ -26,6 +26,8 @@ import { Registry } from 'prom-client';
 import { silentLogger } from '../../src/runtime/runtime-log.ts';
 import { SharedInformers } from '../../src/runtime/shared-informers.ts';
 import type { CFApp, CFBuild } from '../../src/schema/korifi.ts';
+import { installDefaultClusterBuilder, KpackStandIn } from '../../src/sandbox/korifi/kpack.ts';
+import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
 import { startKorifiControlPlane, type KorifiControlPlane } from './korifi-control-plane.ts';
 import { eventually } from './wait.ts';
 
@@ -34,13 +36,14 @@ const JAMMY = 'io.buildpacks.stacks.jammy';
 
 let cluster: KorifiControlPlane;
 let client: KubeClient;
+let registry: TestRegistry;
 
 before(async () => {
-  cluster = await startKorifiControlPlane();
+  [cluster, registry] = await Promise.all([startKorifiControlPlane(), startTestRegistry()]);
   client = cluster.client;
 });
 after(async () => {
-  await cluster.stop();
+  await Promise.all([cluster.stop(), registry.stop()]);
 });
 
 /** A running propagator; `stop` is the manager going away, caches and all. */
@@ -430,6 +433,137 @@ describe('stack updates on the control plane', () => {
       assert.equal((await ourBuilds(app)).length, 1);
     } finally {
       await propagator.stop();
+    }
+  });
+});
+
+/**
+ * A CF app staged through kpack: its Image built by the kpack stand-in (N43), then, as Korifi's
+ * build delegate does once the BuildWorkload succeeds, a staged CFBuild holding the Image's
+ * latestImage and latestStack, and the CFApp on it.
+ */
+async function stageWithStandIn(kpack: KpackStandIn, space: string, guids: readonly string[]): Promise<App[]> {
+  for (const guid of guids) {
+    await client.create(KPACK_IMAGES, {
+      apiVersion: 'kpack.io/v1alpha2',
+      kind: 'Image',
+      metadata: {
+        name: guid,
+        namespace: space,
+        labels: {
+          'korifi.cloudfoundry.org/app-guid': guid,
+          'korifi.cloudfoundry.org/build-workload-name': `${guid}-droplet-1`,
+        },
+      },
+      spec: {
+        tag: `${registry.host}/cf/${guid}-droplets`,
+        builder: { kind: 'ClusterBuilder', name: 'cf-kpack-cluster-builder', apiVersion: 'kpack.io/v1alpha2' },
+        serviceAccountName: 'kpack-service-account',
+        source: { registry: { image: `${registry.host}/cf/${guid}-packages@sha256:${'a'.repeat(64)}` } },
+      },
+    } as KubeObject);
+  }
+  await kpack.poll();
+  const apps: App[] = [];
+  for (const guid of guids) {
+    const image = await client.get<KubeObject & { status?: { latestImage?: string; latestStack?: string } }>(
+      KPACK_IMAGES,
+      space,
+      guid,
+    );
+    const latestImage = image.status?.latestImage ?? '';
+    assert.match(latestImage, /@sha256:/, `${guid} built`);
+    const droplet = `${guid}-droplet-1`;
+    await client.create(CF_APPS, {
+      apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
+      kind: 'CFApp',
+      metadata: { name: guid, namespace: space },
+      spec: {
+        displayName: `app-${guid}`,
+        desiredState: 'STARTED',
+        lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
+        currentDropletRef: { name: droplet },
+      },
+    } as KubeObject);
+    await client.create(CF_BUILDS, {
+      apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
+      kind: 'CFBuild',
+      metadata: { name: droplet, namespace: space, labels: { 'korifi.cloudfoundry.org/app-guid': guid } },
+      spec: {
+        packageRef: { name: `${guid}-package-1` },
+        appRef: { name: guid },
+        stagingMemoryMB: 1024,
+        stagingDiskMB: 2048,
+        lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
+      },
+    } as KubeObject);
+    await client.patchStatus(CF_BUILDS, space, droplet, 'merge', {
+      status: {
+        state: 'STAGED',
+        conditions: [
+          { type: 'Succeeded', status: 'True', reason: 'BuildSucceeded', message: 'ok', lastTransitionTime: now() },
+        ],
+        droplet: {
+          registry: { image: latestImage },
+          stack: image.status?.latestStack ?? JAMMY,
+          processTypes: [{ type: 'web', command: './start' }],
+          ports: [8080],
+        },
+      },
+    });
+    apps.push({ space, guid, builds: 1, image: latestImage });
+  }
+  return apps;
+}
+
+async function latestImageOf(app: App): Promise<string> {
+  const image = await client.get<KubeObject & { status?: { latestImage?: string } }>(KPACK_IMAGES, app.space, app.guid);
+  return image.status?.latestImage ?? '';
+}
+
+describe('stack updates driven by the kpack stand-in (ClusterStack and ClusterStore updates)', () => {
+  it('updateStack rolls out to every app once; updateBuildpack and updateBoth change no droplet and are told', async () => {
+    const space = await cluster.createSpace('standin-a');
+    await installDefaultClusterBuilder(client, { buildpacks: ['paketo-buildpacks/nodejs'] });
+    const kpack = new KpackStandIn({ client, namespace: space });
+    const propagator = startPropagator();
+    try {
+      await kpack.poll();
+      const apps = await stageWithStandIn(kpack, space, ['standin-1', 'standin-2', 'standin-3']);
+      await kpack.updateStack();
+      const ran = await kpack.poll();
+      assert.deepEqual(
+        ran.map((b) => b.reason),
+        apps.map(() => 'STACK'),
+      );
+      for (const app of apps) {
+        const image = await latestImageOf(app);
+        assert.notEqual(image, app.image, `${app.guid} rebuilt`);
+        await waitForDroplet(app, image);
+        assert.equal((await ourBuilds(app)).length, 1, `${app.guid}: one new CFBuild`);
+      }
+      const onStack = new Map<string, string | undefined>();
+      for (const app of apps) onStack.set(app.guid, await dropletImage(app));
+
+      await kpack.updateBuildpack('paketo-buildpacks/nodejs');
+      assert.deepEqual(
+        (await kpack.poll()).map((b) => b.reason),
+        apps.map(() => 'BUILDPACK'),
+      );
+      for (const app of apps) await settle(app, 'BUILDPACK');
+
+      await kpack.updateBoth({ buildpack: 'paketo-buildpacks/nodejs' });
+      assert.deepEqual(
+        (await kpack.poll()).map((b) => b.reason),
+        apps.map(() => 'BUILDPACK,STACK'),
+      );
+      for (const app of apps) {
+        await settle(app, 'BUILDPACK,STACK');
+        assert.equal(await dropletImage(app), onStack.get(app.guid), `${app.guid}: still the stack update's droplet`);
+        assert.equal((await ourBuilds(app)).length, 1, `${app.guid}: still one CFBuild of ours`);
+      }
+    } finally {
+      await Promise.all([propagator.stop(), kpack.stop()]);
     }
   });
 });
