@@ -84,13 +84,15 @@ interface App {
 type ImageMaker = 'nudger' | 'korifi';
 
 /**
- * A CF app as the Korifi API and a first staging leave it: CFApp on droplet `<guid>-droplet-1`,
- * that CFBuild staged with the image of kpack Build 1 (reason CONFIG), and its kpack Image, made
- * by nudger's build reconciler (app-guid label) or by Korifi's kpack-image-builder (named after the
- * app GUID, `build-workload-name` label, owned by the BuildWorkload, no app label).
+ * A CFApp on droplet `<guid>-droplet-1` and that CFBuild (owned by the app, as the Korifi API makes
+ * it), staged with `droplet` as Korifi's build delegate writes it once its BuildWorkload succeeded.
  */
-async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<App> {
-  const droplet = `${guid}-droplet-1`;
+async function createStagedApp(
+  space: string,
+  guid: string,
+  droplet: { image: string; stack: string; command: string; pullSecret?: string },
+): Promise<void> {
+  const name = `${guid}-droplet-1`;
   const app = await client.create<KubeObject>(CF_APPS, {
     apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
     kind: 'CFApp',
@@ -99,7 +101,7 @@ async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<
       displayName: `app-${guid}`,
       desiredState: 'STARTED',
       lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
-      currentDropletRef: { name: droplet },
+      currentDropletRef: { name },
     },
   } as KubeObject);
   const appOwner = {
@@ -112,7 +114,7 @@ async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<
     apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
     kind: 'CFBuild',
     metadata: {
-      name: droplet,
+      name,
       namespace: space,
       labels: { 'korifi.cloudfoundry.org/app-guid': guid },
       ownerReferences: [appOwner],
@@ -125,8 +127,7 @@ async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<
       lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
     },
   } as KubeObject);
-  const image = digestRef(`${guid}-1`);
-  await client.patchStatus(CF_BUILDS, space, droplet, 'merge', {
+  await client.patchStatus(CF_BUILDS, space, name, 'merge', {
     status: {
       state: 'STAGED',
       observedGeneration: 1,
@@ -134,12 +135,32 @@ async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<
         { type: 'Succeeded', status: 'True', reason: 'BuildSucceeded', message: 'ok', lastTransitionTime: now() },
       ],
       droplet: {
-        registry: { image, imagePullSecrets: [{ name: 'image-registry-credentials' }] },
-        stack: JAMMY,
-        processTypes: [{ type: 'web', command: 'node server.js' }],
+        registry: {
+          image: droplet.image,
+          ...(droplet.pullSecret === undefined ? {} : { imagePullSecrets: [{ name: droplet.pullSecret }] }),
+        },
+        stack: droplet.stack,
+        processTypes: [{ type: 'web', command: droplet.command }],
         ports: [8080],
       },
     },
+  });
+}
+
+/**
+ * A CF app as the Korifi API and a first staging leave it: CFApp on droplet `<guid>-droplet-1`,
+ * that CFBuild staged with the image of kpack Build 1 (reason CONFIG), and its kpack Image, made
+ * by nudger's build reconciler (app-guid label) or by Korifi's kpack-image-builder (named after the
+ * app GUID, `build-workload-name` label, owned by the BuildWorkload, no app label).
+ */
+async function seedApp(space: string, guid: string, maker: ImageMaker): Promise<App> {
+  const droplet = `${guid}-droplet-1`;
+  const image = digestRef(`${guid}-1`);
+  await createStagedApp(space, guid, {
+    image,
+    stack: JAMMY,
+    command: 'node server.js',
+    pullSecret: 'image-registry-credentials',
   });
   let metadata: Record<string, unknown>;
   if (maker === 'nudger') {
@@ -473,43 +494,10 @@ async function stageWithStandIn(kpack: KpackStandIn, space: string, guids: reado
     );
     const latestImage = image.status?.latestImage ?? '';
     assert.match(latestImage, /@sha256:/, `${guid} built`);
-    const droplet = `${guid}-droplet-1`;
-    await client.create(CF_APPS, {
-      apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
-      kind: 'CFApp',
-      metadata: { name: guid, namespace: space },
-      spec: {
-        displayName: `app-${guid}`,
-        desiredState: 'STARTED',
-        lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
-        currentDropletRef: { name: droplet },
-      },
-    } as KubeObject);
-    await client.create(CF_BUILDS, {
-      apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
-      kind: 'CFBuild',
-      metadata: { name: droplet, namespace: space, labels: { 'korifi.cloudfoundry.org/app-guid': guid } },
-      spec: {
-        packageRef: { name: `${guid}-package-1` },
-        appRef: { name: guid },
-        stagingMemoryMB: 1024,
-        stagingDiskMB: 2048,
-        lifecycle: { type: 'buildpack', data: { buildpacks: [], stack: 'cflinuxfs3' } },
-      },
-    } as KubeObject);
-    await client.patchStatus(CF_BUILDS, space, droplet, 'merge', {
-      status: {
-        state: 'STAGED',
-        conditions: [
-          { type: 'Succeeded', status: 'True', reason: 'BuildSucceeded', message: 'ok', lastTransitionTime: now() },
-        ],
-        droplet: {
-          registry: { image: latestImage },
-          stack: image.status?.latestStack ?? JAMMY,
-          processTypes: [{ type: 'web', command: './start' }],
-          ports: [8080],
-        },
-      },
+    await createStagedApp(space, guid, {
+      image: latestImage,
+      stack: image.status?.latestStack ?? JAMMY,
+      command: './start',
     });
     apps.push({ space, guid, builds: 1, image: latestImage });
   }
