@@ -14,6 +14,9 @@ import { favourMemoryForOfflineCommands } from './heap-tuning.ts';
 import { type LoadOptions, parseByteSize } from './load.ts';
 import { FORGE_REGISTRY, HOSTED_FORGE_KINDS, hostFlagOf, type HostedForgeKind } from '../adapters/forges/registry.ts';
 import { DEFAULT_GITHUB_APP_SECRET, formatSecretRef } from '../adapters/forges/github/app-secret.ts';
+import { controllerGroupsFlag } from './commands/manager-controllers.ts';
+import { DEFAULT_CONTROLLER_GROUPS } from '../runtime/controller-groups.ts';
+import { KORIFI_SETTING_DEFAULTS } from '../controllers/korifi/settings.ts';
 
 const VERSION = '0.1.0';
 
@@ -307,6 +310,35 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       '--bot-email <email>',
       "author email of nudger's commits; commits by others count as manual changes",
       'nudger@konflux-ci.dev',
+    )
+    .addOption(
+      new Option(
+        '--controllers <groups>',
+        'controller groups to run: konflux, korifi (the Korifi builder controllers), all, or a comma-separated list',
+      )
+        .default(DEFAULT_CONTROLLER_GROUPS, DEFAULT_CONTROLLER_GROUPS.join(','))
+        .argParser(controllerGroupsFlag),
+    )
+    .option(
+      '--korifi-builder-name <name>',
+      'with korifi: the BuildWorkload spec.builderName nudger builds',
+      KORIFI_SETTING_DEFAULTS.builderName,
+    )
+    .option(
+      '--korifi-cluster-builder <name>',
+      'with korifi: the default kpack ClusterBuilder (read, never created)',
+      KORIFI_SETTING_DEFAULTS.clusterBuilderName,
+    )
+    .option(
+      '--korifi-image-repository <prefix>',
+      'with korifi (required): prefix of the kpack Image and Builder tags, e.g. registry.example.com/cf/',
+    )
+    .addOption(
+      durationOption(
+        '--builder-readiness-timeout <duration>',
+        'with korifi: how long a build waits for its kpack builder to be ready before it fails with BuilderNotReady',
+        KORIFI_SETTING_DEFAULTS.readinessTimeoutMs,
+      ),
     )
     .addOption(
       new Option('--log-level <level>', 'log level')

@@ -24,6 +24,10 @@ import {
   decodeKpackClusterBuilder,
   decodeKpackImage,
 } from '../domain/korifi/objects.ts';
+import type { KubeObject } from '../adapters/kubernetes/types.ts';
+import type { ControllerContext } from '../runtime/controller-module.ts';
+import { OptionalKindCache } from '../runtime/optional-kind.ts';
+import type { InformerRequest } from '../runtime/shared-informers.ts';
 import type { WatchedKind } from '../runtime/watched-kind.ts';
 import type { BuildWorkload, CFApp, CFBuild, CFPackage, CFProcess } from '../schema/korifi.ts';
 import type { KpackBuild, KpackBuilder, KpackClusterBuilder, KpackImage } from '../schema/kpack.ts';
@@ -43,3 +47,75 @@ export const KPACK_CLUSTER_BUILDERS_KIND: WatchedKind<KpackClusterBuilder> = {
   resource: KPACK_CLUSTER_BUILDERS,
   decode: decodeKpackClusterBuilder,
 };
+
+type CacheSetup = Pick<ControllerContext<unknown>, 'client' | 'informers' | 'logger' | 'namespace'>;
+
+/**
+ * The korifi group's caches of one informer set (one leadership term), shared by its controllers:
+ * each kind is probed and watched through an OptionalKindCache (docs/decisions.md N22), so a
+ * manager started before Korifi or kpack is installed says once which kind is missing and its
+ * korifi controllers start once the kinds can be listed. Every controller asks for its caches in
+ * `setUp` (`cache`), then in its run calls `run` (which starts each cache once, whoever asks first;
+ * all controllers of a term share its signal) and waits in `whenListable` before it starts.
+ */
+export class KorifiKindCaches {
+  static readonly #bySet = new WeakMap<object, KorifiKindCaches>();
+
+  /** The caches of `setup.informers`, made on first use. */
+  static of(setup: CacheSetup): KorifiKindCaches {
+    let caches = KorifiKindCaches.#bySet.get(setup.informers);
+    if (caches === undefined) {
+      caches = new KorifiKindCaches(setup);
+      KorifiKindCaches.#bySet.set(setup.informers, caches);
+    }
+    return caches;
+  }
+
+  readonly #setup: CacheSetup;
+  readonly #caches = new Map<string, { cache: OptionalKindCache<KubeObject>; run?: Promise<void> }>();
+
+  private constructor(setup: CacheSetup) {
+    this.#setup = setup;
+  }
+
+  /** The cache of `kind` (with `request`'s label selector, if any); the same one for every caller. */
+  cache<T extends KubeObject>(
+    kind: WatchedKind<T>,
+    request: Omit<InformerRequest, 'runByCaller'> = {},
+  ): OptionalKindCache<T> {
+    const { group, plural } = kind.resource;
+    const key = `${group}/${plural}?${request.labelSelector ?? ''}`;
+    const existing = this.#caches.get(key);
+    // Sound: the informer set refuses a second kind descriptor for the same key.
+    if (existing !== undefined) return existing.cache as unknown as OptionalKindCache<T>;
+    const { client, informers, logger, namespace } = this.#setup;
+    const cache = new OptionalKindCache<T>({
+      kind,
+      request,
+      client,
+      informers,
+      logger,
+      ...(namespace === undefined ? {} : { namespace }),
+      unavailableMessage: `${kind.resource.kind} objects cannot be listed; nudger's Korifi controllers wait until Korifi and kpack are installed and nudger may list them (N39). Checking again every few minutes.`,
+      availableMessage: `${kind.resource.kind} objects can be listed now; nudger's Korifi controllers start`,
+    });
+    this.#caches.set(key, { cache: cache as unknown as OptionalKindCache<KubeObject> });
+    return cache;
+  }
+
+  /** Runs every cache asked for so far that is not running yet, until `signal` aborts. Never rejects. */
+  async run(signal: AbortSignal): Promise<void> {
+    const runs: Promise<void>[] = [];
+    for (const entry of this.#caches.values()) {
+      entry.run ??= entry.cache.run(signal);
+      runs.push(entry.run);
+    }
+    await Promise.all(runs);
+  }
+
+  /** Resolves true once every one of `caches` can be listed, false if `signal` aborts first. */
+  async whenListable(caches: readonly OptionalKindCache<KubeObject>[], signal: AbortSignal): Promise<boolean> {
+    const listable = await Promise.all(caches.map((cache) => cache.whenListable(signal)));
+    return listable.every(Boolean);
+  }
+}

@@ -17,6 +17,7 @@ import type { ControllerSettings } from './settings.ts';
 
 export const nudgeSweeperController: ControllerModule<ControllerSettings> = {
   name: 'nudge-sweeper',
+  group: 'konflux',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, cacheSyncTimeoutMs, settings }) {
     const nudgeRuns = informers.informer(PIPELINE_RUNS_KIND, NUDGE_RUNS_SELECTOR);

@@ -8,6 +8,7 @@ import { StaleReferenceReconciler, nudgeConfigOfComponent } from './stale-refere
 
 export const staleReferenceController: ControllerModule<ControllerSettings> = {
   name: 'stale-references',
+  group: 'konflux',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, cacheSyncTimeoutMs }) {
     const components = informers.informer(COMPONENTS_KIND);

@@ -25,14 +25,21 @@ import {
   PIPELINERUN_MUTATING_PATH,
 } from '../webhooks/paths.ts';
 import { DEFAULT_MAX_BODY_BYTES, WebhookServer } from '../webhooks/server.ts';
+import type { AdmissionHandler } from '../webhooks/admission.ts';
 import { inflightBudgetFromEnvironment } from '../webhooks/inflight-budget.ts';
 import { KubernetesMetricsAuthorizer, type MetricsAuthorizer } from '../runtime/metrics-auth.ts';
 import type { ControllerSettings } from '../controllers/settings.ts';
 import { SharedInformers } from '../runtime/shared-informers.ts';
 import { CONTROLLERS } from './controllers.ts';
+import { DEFAULT_CONTROLLER_GROUPS, type ControllerGroup } from '../runtime/controller-groups.ts';
 
 export interface ManagerOptions extends ControllerSettings {
   readonly kubeConfig: KubeConfig;
+  /**
+   * The controller groups to run (`--controllers`; default konflux only, docs/decisions.md N39).
+   * Without konflux, the Konflux kinds are not watched and the Konflux webhooks not served.
+   */
+  readonly controllerGroups?: readonly ControllerGroup[];
   /** Watch one namespace; undefined watches all. */
   readonly namespace?: string;
   readonly leaderElect: boolean;
@@ -103,15 +110,12 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const identity = `${process.env.POD_NAME ?? hostname()}_${randomBytes(4).toString('hex')}`;
   const scope = options.namespace === undefined ? {} : { namespace: options.namespace };
 
+  // Only the groups asked for set anything up: a group that is off asks for none of its kinds.
+  const groups = new Set(options.controllerGroups ?? DEFAULT_CONTROLLER_GROUPS);
+  const controllers = CONTROLLERS.filter((controller) => groups.has(controller.group));
   // One informer per resource for the whole replica: the webhooks read these caches on every
   // replica; controllers share them, and a leadership term adds its own (nudge PipelineRuns).
   const replicaInformers = new SharedInformers({ http: client.http, registry, logger, ...scope });
-  const components = replicaInformers.informer(COMPONENTS_KIND);
-  const nudgeConfigs = replicaInformers.informer(NUDGE_CONFIGS_KIND);
-  const changeGroups = replicaInformers.informer(CHANGE_GROUPS_KIND);
-  const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
-  // One lookup for both webhooks, so they share one rate limit of live checks.
-  const componentLookup = new CachedComponentLookup(components.store, client);
   const inflight = webhookInflightBytes(options);
 
   const webhook = new WebhookServer({
@@ -119,18 +123,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     ...(options.webhookHost === undefined ? {} : { host: options.webhookHost }),
     certDir: options.webhookCertDir,
     maxInflightBytes: inflight,
-    handlers: new Map([
-      [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(componentLookup)],
-      [
-        CHANGEGROUP_VALIDATING_PATH,
-        changeGroupValidator({
-          components: componentLookup,
-          edges: new CachedNudgeEdgeLookup(components.store, nudgeConfigs.store, client),
-          changeGroups: changeGroupSource,
-        }),
-      ],
-      [PIPELINERUN_MUTATING_PATH, pipelineRunHoldMutator(changeGroupSource)],
-    ]),
+    handlers: groups.has('konflux') ? konfluxWebhookHandlers(replicaInformers, client) : new Map(),
     registry,
     logger,
   });
@@ -198,18 +191,21 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   };
   // Controllers every replica runs set up first, so that the informers they ask for run with the
   // replica's; none writes today (writers are leader-only), but the composition does not assume it.
-  const replicaControllers = CONTROLLERS.filter((c) => !c.leaderOnly).map((controller) =>
-    controller.setUp({ ...context, informers: replicaInformers }),
-  );
+  const replicaControllers = controllers
+    .filter((c) => !c.leaderOnly)
+    .map((controller) => controller.setUp({ ...context, informers: replicaInformers }));
   const informerRuns = [replicaInformers.run(stopping.signal)];
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     // A leadership term's own informers (nudge PipelineRuns) start and stop with it.
     const term = replicaInformers.forTerm();
-    const runs = CONTROLLERS.filter((c) => c.leaderOnly).map((controller) =>
-      controller.setUp({ ...context, informers: term }),
-    );
-    await Promise.all([term.run(leading), ...runs.map((run) => run(leading))]);
+    const runs = controllers
+      .filter((c) => c.leaderOnly)
+      .map((controller) => controller.setUp({ ...context, informers: term }));
+    // A term with no controller (none of the chosen groups has one yet) still lasts until it ends,
+    // rather than ending the manager at once.
+    const idle = runs.length === 0 ? [untilAborted(leading)] : [];
+    await Promise.all([term.run(leading), ...runs.map((run) => run(leading)), ...idle]);
   };
 
   // Controllers that end with an error end the manager (exit non-zero), leader or not: a leader
@@ -284,6 +280,44 @@ async function listen(
 }
 
 /** The flag's value, or a share of the container's memory and heap limits (inflight-budget.ts). */
+/**
+ * The Konflux admission webhooks, on the replica's caches of Components, NudgeConfigs and
+ * ChangeGroups (asked for here, so only when the konflux group runs).
+ */
+function konfluxWebhookHandlers(informers: SharedInformers, client: KubeClient): Map<string, AdmissionHandler> {
+  const components = informers.informer(COMPONENTS_KIND);
+  const nudgeConfigs = informers.informer(NUDGE_CONFIGS_KIND);
+  const changeGroups = informers.informer(CHANGE_GROUPS_KIND);
+  const changeGroupSource = new StoreChangeGroupSource(changeGroups.store);
+  // One lookup for both webhooks, so they share one rate limit of live checks.
+  const componentLookup = new CachedComponentLookup(components.store, client);
+  return new Map([
+    [NUDGECONFIG_VALIDATING_PATH, nudgeConfigValidator(componentLookup)],
+    [
+      CHANGEGROUP_VALIDATING_PATH,
+      changeGroupValidator({
+        components: componentLookup,
+        edges: new CachedNudgeEdgeLookup(components.store, nudgeConfigs.store, client),
+        changeGroups: changeGroupSource,
+      }),
+    ],
+    [PIPELINERUN_MUTATING_PATH, pipelineRunHoldMutator(changeGroupSource)],
+  ]);
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
 function webhookInflightBytes(options: ManagerOptions): number {
   if (options.webhookMaxInflightBytes !== undefined) return options.webhookMaxInflightBytes;
   const choice = inflightBudgetFromEnvironment(DEFAULT_MAX_BODY_BYTES);

@@ -5,6 +5,7 @@
 // shared-informers.ts in place of its cache.
 import type { KubeClient } from '../adapters/kubernetes/client.ts';
 import type { Registry } from 'prom-client';
+import type { ControllerGroup } from './controller-groups.ts';
 import type { EventRecorder } from './events.ts';
 import type { RuntimeLogger } from './runtime-log.ts';
 import type { InformerSource } from './shared-informers.ts';
@@ -26,6 +27,8 @@ export interface ControllerContext<Settings> {
 export interface ControllerModule<Settings> {
   /** For logs: the controller's name. */
   readonly name: string;
+  /** Its group: it runs only when `--controllers` names it (controller-groups.ts). */
+  readonly group: ControllerGroup;
   /** Writers run on the elected leader only; false for controllers every replica runs. */
   readonly leaderOnly: boolean;
   /**

@@ -17,10 +17,12 @@ import type { GitHubAppSource } from '../../adapters/forges/hosted-resolver.ts';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.ts';
 import type { CliIo } from '../io.ts';
 import type { DispatchExecutor } from '../../domain/nudge/dispatch-intents.ts';
+import type { KorifiControllerSettings } from '../../controllers/korifi/settings.ts';
 import { certDirError, preflightManager, type ManagerPreflightOptions } from './manager-preflight.ts';
+import { controllerGroupsOf, korifiSettingsOf, type ControllerFlags } from './manager-controllers.ts';
 
 /** The flags, as commander hands them over; those the preflight checks are declared there. */
-export interface ManagerCommandOptions extends ManagerPreflightOptions {
+export interface ManagerCommandOptions extends ManagerPreflightOptions, ControllerFlags {
   readonly kubeconfig?: string;
   readonly logLevel: string;
   /** The values of each `--<kind>-host` flag, by forge kind. */
@@ -79,6 +81,7 @@ const PORT_FLAGS: Readonly<Record<ManagerServer, string>> = {
  * started, 0 when it was stopped (signal) or lost leadership (the Deployment restarts it).
  */
 export async function managerCommand(options: ManagerCommandOptions, io: CliIo): Promise<number> {
+  const korifi = korifiSettingsOf(options);
   await preflightManager(options);
   const forgeHosts = parseForgeHostFlags(options.forgeHosts);
   const githubApp = githubAppSource(options.githubAppSecret);
@@ -87,7 +90,7 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
   logger.info({ source: loaded.source, location: loaded.location }, 'kubeconfig loaded');
   let manager: RunningManager;
   try {
-    manager = await startManagerFor(options, loaded.kubeConfig, { forgeHosts, githubApp }, logger);
+    manager = await startManagerFor(options, loaded.kubeConfig, { forgeHosts, githubApp }, korifi, logger);
   } catch (error) {
     // The certificate may have changed since the preflight; a port may be taken.
     if (error instanceof CertificateLoadError) throw certDirError(error);
@@ -102,6 +105,7 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
       webhookPort: manager.webhookPort,
       healthPort: manager.healthPort,
       metricsPort: manager.metricsPort,
+      controllers: controllerGroupsOf(options),
     },
     'manager started',
   );
@@ -145,10 +149,13 @@ function startManagerFor(
   options: ManagerCommandOptions,
   kubeConfig: KubeConfig,
   forges: { readonly forgeHosts: Map<string, HostedForge>; readonly githubApp: GitHubAppSource | undefined },
+  korifi: KorifiControllerSettings | undefined,
   logger: Logger,
 ): Promise<RunningManager> {
   return startManager({
     kubeConfig,
+    controllerGroups: controllerGroupsOf(options),
+    ...(korifi === undefined ? {} : { korifi }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     leaderElect: options.leaderElect,
     leaderElectionNamespace: options.leaderElectionNamespace,

@@ -119,6 +119,7 @@ function changeGroupsOfNamespace(store: Store<ClusterChangeGroup>): (object: Kub
 
 export const changeGroupController: ControllerModule<ControllerSettings> = {
   name: 'changegroup',
+  group: 'konflux',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, namespace, cacheSyncTimeoutMs, settings }) {
     const components = informers.informer(COMPONENTS_KIND);

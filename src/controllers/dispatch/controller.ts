@@ -85,6 +85,7 @@ function renovateExecutorRunKey(run: PipelineRun): ObjectKey[] {
 
 export const dispatchController: ControllerModule<ControllerSettings> = {
   name: 'dispatch',
+  group: 'konflux',
   leaderOnly: true,
   setUp({ client, informers, events, registry, logger, namespace, cacheSyncTimeoutMs, settings }) {
     const options = settings.dispatch;
