@@ -12,6 +12,8 @@
 // It does not run buildpacks, pull sources, push builder or run images, nor play kpack's webhooks,
 // SourceResolvers, build pods, caches or the COMMIT and LIFECYCLE reasons.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
+import { isAlreadyExists } from '../../adapters/kubernetes/errors.ts';
+import type { ResourceRef } from '../../adapters/kubernetes/types.ts';
 import { RegistryClient, type RegistryClientOptions } from '../../adapters/registry/client.ts';
 import { DEFAULT_CLUSTER_BUILDER, KPACK_SERVICE_ACCOUNT } from '../../domain/korifi/labels.ts';
 import { SerialPoller } from '../poll-loop.ts';
@@ -340,7 +342,8 @@ export const STAND_IN_BUILDPACK_HOST = 'buildpacks.sandbox.invalid';
 /**
  * Creates the ClusterStack `cf-default-stack`, ClusterStore `cf-default-buildpacks` and
  * ClusterBuilder `cf-kpack-cluster-builder` (names overridable), shaped as Korifi's Helm chart
- * makes them, each buildpack as its own order group. nudger itself never creates them (D13).
+ * makes them, each buildpack as its own order group; one that exists already is left as it is.
+ * nudger itself never creates them (D13).
  */
 export async function installDefaultClusterBuilder(
   client: ObjectClient,
@@ -349,34 +352,25 @@ export async function installDefaultClusterBuilder(
   const stackName = options.clusterStack ?? 'cf-default-stack';
   const storeName = options.clusterStore ?? 'cf-default-buildpacks';
   const builderName = options.clusterBuilder ?? DEFAULT_CLUSTER_BUILDER;
-  const object = (kind: string, name: string, spec: Record<string, unknown>): KpackObject => ({
-    apiVersion: KPACK_API_VERSION,
-    kind,
-    metadata: { name },
-    spec,
+  const create = async (ref: ResourceRef, name: string, spec: Record<string, unknown>): Promise<void> => {
+    const object: KpackObject = { apiVersion: KPACK_API_VERSION, kind: ref.kind, metadata: { name }, spec };
+    await client.create(ref, object).catch((error: unknown) => {
+      if (!isAlreadyExists(error)) throw error;
+    });
+  };
+  await create(KPACK_CLUSTER_STACKS, stackName, {
+    id: options.stackId ?? 'io.buildpacks.stacks.jammy',
+    buildImage: { image: 'paketobuildpacks/build-jammy-full' },
+    runImage: { image: 'paketobuildpacks/run-jammy-full' },
   });
-  await client.create(
-    KPACK_CLUSTER_STACKS,
-    object('ClusterStack', stackName, {
-      id: options.stackId ?? 'io.buildpacks.stacks.jammy',
-      buildImage: { image: 'paketobuildpacks/build-jammy-full' },
-      runImage: { image: 'paketobuildpacks/run-jammy-full' },
-    }),
-  );
-  await client.create(
-    KPACK_CLUSTER_STORES,
-    object('ClusterStore', storeName, {
-      sources: options.buildpacks.map((id) => ({ image: `${STAND_IN_BUILDPACK_HOST}/${id}:1.0.0` })),
-    }),
-  );
-  await client.create(
-    KPACK_CLUSTER_BUILDERS,
-    object('ClusterBuilder', builderName, {
-      serviceAccountRef: { name: KPACK_SERVICE_ACCOUNT, namespace: options.serviceAccountNamespace ?? 'cf' },
-      tag: options.tag ?? `${STAND_IN_BUILDPACK_HOST}/builders/${builderName}`,
-      stack: { name: stackName, kind: 'ClusterStack' },
-      store: { name: storeName, kind: 'ClusterStore' },
-      order: options.buildpacks.map((id) => ({ group: [{ id }] })),
-    }),
-  );
+  await create(KPACK_CLUSTER_STORES, storeName, {
+    sources: options.buildpacks.map((id) => ({ image: `${STAND_IN_BUILDPACK_HOST}/${id}:1.0.0` })),
+  });
+  await create(KPACK_CLUSTER_BUILDERS, builderName, {
+    serviceAccountRef: { name: KPACK_SERVICE_ACCOUNT, namespace: options.serviceAccountNamespace ?? 'cf' },
+    tag: options.tag ?? `${STAND_IN_BUILDPACK_HOST}/builders/${builderName}`,
+    stack: { name: stackName, kind: 'ClusterStack' },
+    store: { name: storeName, kind: 'ClusterStore' },
+    order: options.buildpacks.map((id) => ({ group: [{ id }] })),
+  });
 }
