@@ -3,6 +3,7 @@
 // is one line here.
 import { changeGroupController } from '../controllers/changegroup/controller.ts';
 import { dispatchController } from '../controllers/dispatch/controller.ts';
+import { stackUpdateControllerModule } from '../controllers/korifi/stack-update-controller.ts';
 import { nudgeSweeperController } from '../controllers/nudge-sweeper-controller.ts';
 import type { ControllerSettings } from '../controllers/settings.ts';
 import { staleReferenceController } from '../controllers/stale-references-controller.ts';
@@ -13,4 +14,5 @@ export const CONTROLLERS: readonly ControllerModule<ControllerSettings>[] = [
   nudgeSweeperController,
   changeGroupController,
   dispatchController,
+  stackUpdateControllerModule,
 ];

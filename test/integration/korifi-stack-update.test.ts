@@ -16,19 +16,21 @@ import {
 } from '../../src/adapters/kubernetes/korifi-resources.ts';
 import { CORE_EVENTS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
-import { stackUpdateCaches, stackUpdateController } from '../../src/controllers/korifi/stack-update-controller.ts';
+import { stackUpdateControllerWith } from '../../src/controllers/korifi/stack-update-controller.ts';
 import {
   STACK_UPDATE_FROM_ANNOTATION,
   STACK_UPDATE_LABEL,
   type StackUpdateIntent,
 } from '../../src/domain/korifi/stack-update.ts';
 import { Registry } from 'prom-client';
+import { EventRecorder } from '../../src/runtime/events.ts';
 import { silentLogger } from '../../src/runtime/runtime-log.ts';
 import { SharedInformers } from '../../src/runtime/shared-informers.ts';
 import type { CFApp, CFBuild } from '../../src/schema/korifi.ts';
 import { installDefaultClusterBuilder, KpackStandIn } from '../../src/sandbox/korifi/kpack.ts';
 import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
 import { startKorifiControlPlane, type KorifiControlPlane } from './korifi-control-plane.ts';
+import { startTestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const REPO = 'registry.local/cf/droplets';
@@ -51,15 +53,19 @@ interface Propagator {
   stop(): Promise<void>;
 }
 
+/** The propagator's module set up as the manager sets it up, on a fresh informer set. */
 function startPropagator(beforeIntent?: (intent: StackUpdateIntent) => Promise<void>): Propagator {
   const informers = new SharedInformers({ http: client.http, logger: silentLogger });
-  const controller = stackUpdateController(
-    { client, registry: new Registry(), logger: silentLogger },
-    stackUpdateCaches({ informers }),
-    beforeIntent === undefined ? {} : { beforeIntent },
-  );
+  const run = stackUpdateControllerWith(beforeIntent === undefined ? {} : { beforeIntent }).setUp({
+    client,
+    informers,
+    events: new EventRecorder({ client, component: 'nudger-test' }),
+    registry: new Registry(),
+    logger: silentLogger,
+    settings: {},
+  });
   const stop = new AbortController();
-  const running = Promise.all([informers.run(stop.signal), controller.start(stop.signal)]);
+  const running = Promise.all([informers.run(stop.signal), run(stop.signal)]);
   return {
     async stop() {
       stop.abort();
@@ -552,6 +558,25 @@ describe('stack updates driven by the kpack stand-in (ClusterStack and ClusterSt
       }
     } finally {
       await Promise.all([propagator.stop(), kpack.stop()]);
+    }
+  });
+});
+
+describe('stack updates in nudger manager', () => {
+  it('--controllers=korifi runs the propagator: a stack update switches the droplet, and only once', async () => {
+    const space = await cluster.createSpace('manager-a');
+    const app = await seedApp(space, 'manager-app', 'nudger');
+    const manager = await startTestManager(cluster.plane.kubeConfig, {
+      overrides: { controllerGroups: ['korifi'], korifi: { repositoryPrefix: `${registry.host}/droplets/` } },
+    });
+    try {
+      const image = await kpackBuild(app, 'STACK');
+      await waitForDroplet(app, image);
+      await kpackBuild(app, 'BUILDPACK');
+      await settle(app, 'BUILDPACK');
+      assert.equal((await ourBuilds(app)).length, 1);
+    } finally {
+      await manager.stop();
     }
   });
 });

@@ -2,20 +2,24 @@
 // N42): korifi group, leader only. Keyed by kpack Image; wakes on an Image's change, on its latest
 // Build's (whose reason annotation it reads), and on a change of a CFApp or CFBuild, mapped to the
 // Images of that app. Everything it reads comes from these four caches.
+import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import {
   CF_APPS_KIND,
   CF_BUILDS_KIND,
+  KorifiKindCaches,
   KPACK_BUILDS_KIND,
   KPACK_IMAGES_KIND,
 } from '../../cluster/korifi-watched-kinds.ts';
 import { KPACK_IMAGE_LABEL, KPACK_REASON_ANNOTATION } from '../../domain/korifi/labels.ts';
 import { STACK_UPDATE_APPLIED_ANNOTATION, STACK_UPDATE_DROPLET_ANNOTATION } from '../../domain/korifi/stack-update.ts';
-import type { ControllerContext } from '../../runtime/controller-module.ts';
-import { Controller } from '../../runtime/controller.ts';
+import type { ControllerContext, ControllerModule } from '../../runtime/controller-module.ts';
+import { CacheSyncTimeoutError, Controller } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
+import type { OptionalKindCache } from '../../runtime/optional-kind.ts';
 import type { ObjectKey } from '../../runtime/reconciler.ts';
 import type { CFApp, CFBuild } from '../../schema/korifi.ts';
 import type { KpackBuild, KpackImage } from '../../schema/kpack.ts';
+import type { ControllerSettings } from '../settings.ts';
 import { StackUpdateReconciler, imagesOfApp, type StackUpdateReconcilerOptions } from './stack-update-reconciler.ts';
 
 export interface StackUpdateCaches {
@@ -23,17 +27,6 @@ export interface StackUpdateCaches {
   readonly builds: Informer<KpackBuild>;
   readonly apps: Informer<CFApp>;
   readonly cfBuilds: Informer<CFBuild>;
-}
-
-/** The informers the propagator reads, from the shared set. */
-export function stackUpdateCaches(context: Pick<ControllerContext<unknown>, 'informers'>): StackUpdateCaches {
-  const { informers } = context;
-  return {
-    images: informers.informer(KPACK_IMAGES_KIND),
-    builds: informers.informer(KPACK_BUILDS_KIND),
-    apps: informers.informer(CF_APPS_KIND),
-    cfBuilds: informers.informer(CF_BUILDS_KIND),
-  };
 }
 
 /** A Build matters when it is (or stops being) an Image's latest with its reasons: its Image. */
@@ -73,7 +66,7 @@ function cfBuildChanged(previous: CFBuild, current: CFBuild): boolean {
 export function stackUpdateController(
   context: Pick<ControllerContext<unknown>, 'client' | 'registry' | 'logger' | 'cacheSyncTimeoutMs'>,
   caches: StackUpdateCaches,
-  options: Pick<StackUpdateReconcilerOptions, 'beforeIntent' | 'now'> = {},
+  options: Pick<StackUpdateReconcilerOptions, 'beforeIntent' | 'now'> & { readonly workers?: number } = {},
 ): Controller {
   const { client, registry, logger, cacheSyncTimeoutMs } = context;
   const controller = new Controller({
@@ -84,10 +77,11 @@ export function stackUpdateController(
       apps: caches.apps.store,
       cfBuilds: caches.cfBuilds.store,
       logger,
-      ...options,
+      ...(options.beforeIntent === undefined ? {} : { beforeIntent: options.beforeIntent }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     }),
     // Apps are independent: a stack update over many spaces rolls out in parallel.
-    concurrency: 4,
+    concurrency: options.workers ?? 4,
     registry,
     logger,
     ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
@@ -106,3 +100,45 @@ export function stackUpdateController(
   });
   return controller;
 }
+
+/** What the manager's flags do not set: the integration tests' crash switch and clock. */
+export type StackUpdateExtras = Pick<StackUpdateReconcilerOptions, 'beforeIntent' | 'now'>;
+
+/** The module, with extras (tests). */
+export function stackUpdateControllerWith(extras: StackUpdateExtras = {}): ControllerModule<ControllerSettings> {
+  return {
+    name: 'korifi-stack-update',
+    group: 'korifi',
+    leaderOnly: true,
+    setUp(context) {
+      const { logger, settings } = context;
+      // Korifi or kpack may be installed after the manager starts: each kind is probed first and
+      // the controller starts once all can be listed (docs/decisions.md N39).
+      const kinds = KorifiKindCaches.of(context);
+      const images = kinds.cache(KPACK_IMAGES_KIND);
+      const builds = kinds.cache(KPACK_BUILDS_KIND);
+      const apps = kinds.cache(CF_APPS_KIND);
+      const cfBuilds = kinds.cache(CF_BUILDS_KIND);
+      const workers = settings.korifi?.workers;
+      const controller = stackUpdateController(
+        context,
+        { images: images.informer, builds: builds.informer, apps: apps.informer, cfBuilds: cfBuilds.informer },
+        { ...extras, ...(workers === undefined ? {} : { workers }) },
+      );
+      const caches = [images, builds, apps, cfBuilds] as unknown as readonly OptionalKindCache<KubeObject>[];
+      return async (signal) => {
+        const running = kinds.run(signal);
+        try {
+          if (await kinds.whenListable(caches, signal)) await controller.start(signal);
+        } catch (error) {
+          if (!(error instanceof CacheSyncTimeoutError)) throw error;
+          logger.error({ err: error }, 'Korifi stack-update controller not running: a cache did not sync');
+        }
+        await running;
+      };
+    },
+  };
+}
+
+/** The module the manager runs with `--controllers=korifi` (or `all`). */
+export const stackUpdateControllerModule: ControllerModule<ControllerSettings> = stackUpdateControllerWith();
