@@ -61,21 +61,26 @@ type CacheSetup = Pick<ControllerContext<unknown>, 'client' | 'informers' | 'log
 export class KorifiKindCaches {
   static readonly #bySet = new WeakMap<object, KorifiKindCaches>();
 
-  /** The caches of `setup.informers`, made on first use. */
-  static of(setup: CacheSetup): KorifiKindCaches {
+  /**
+   * The caches of `setup.informers`, made on first use (`probeIntervalMs`, how often a missing kind
+   * is asked for again, default 5 minutes, is the first caller's).
+   */
+  static of(setup: CacheSetup, options: { readonly probeIntervalMs?: number } = {}): KorifiKindCaches {
     let caches = KorifiKindCaches.#bySet.get(setup.informers);
     if (caches === undefined) {
-      caches = new KorifiKindCaches(setup);
+      caches = new KorifiKindCaches(setup, options.probeIntervalMs);
       KorifiKindCaches.#bySet.set(setup.informers, caches);
     }
     return caches;
   }
 
   readonly #setup: CacheSetup;
+  readonly #probeIntervalMs: number | undefined;
   readonly #caches = new Map<string, { cache: OptionalKindCache<KubeObject>; run?: Promise<void> }>();
 
-  private constructor(setup: CacheSetup) {
+  private constructor(setup: CacheSetup, probeIntervalMs: number | undefined) {
     this.#setup = setup;
+    this.#probeIntervalMs = probeIntervalMs;
   }
 
   /** The cache of `kind` (with `request`'s label selector, if any); the same one for every caller. */
@@ -96,6 +101,7 @@ export class KorifiKindCaches {
       informers,
       logger,
       ...(namespace === undefined ? {} : { namespace }),
+      ...(this.#probeIntervalMs === undefined ? {} : { probeIntervalMs: this.#probeIntervalMs }),
       unavailableMessage: `${kind.resource.kind} objects cannot be listed; nudger's Korifi controllers wait until Korifi and kpack are installed and nudger may list them (N39). Checking again every few minutes.`,
       availableMessage: `${kind.resource.kind} objects can be listed now; nudger's Korifi controllers start`,
     });
