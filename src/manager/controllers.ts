@@ -3,6 +3,7 @@
 // is one line here.
 import { changeGroupController } from '../controllers/changegroup/controller.ts';
 import { dispatchController } from '../controllers/dispatch/controller.ts';
+import { korifiBuildController } from '../controllers/korifi/build-workload-controller.ts';
 import { stackUpdateControllerModule } from '../controllers/korifi/stack-update-controller.ts';
 import { nudgeSweeperController } from '../controllers/nudge-sweeper-controller.ts';
 import type { ControllerSettings } from '../controllers/settings.ts';
@@ -15,4 +16,5 @@ export const CONTROLLERS: readonly ControllerModule<ControllerSettings>[] = [
   changeGroupController,
   dispatchController,
   stackUpdateControllerModule,
+  korifiBuildController,
 ];

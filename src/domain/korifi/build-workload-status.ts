@@ -186,9 +186,20 @@ export type BuildWorkloadIntent =
   /** Read the succeeded Build's image config (process types, ports), then decide again. */
   | { readonly kind: 'readImageConfig'; readonly image: string };
 
+/** What a decision sets in the status: these conditions (by type) and the droplet, nothing else. */
+export interface StatusChange {
+  readonly conditions: readonly Omit<StoredCondition, 'lastTransitionTime' | 'observedGeneration'>[];
+  readonly droplet?: BuildDroplet;
+}
+
 export interface BuildWorkloadDecision {
   /** The status to write, undefined when nothing changes. */
   readonly status: BuildWorkloadStatusView | undefined;
+  /**
+   * The same as a change, for a writer that applies it to the status as stored (applyStatusChange):
+   * a cache behind the API server must not bring back a condition a later reconcile replaced.
+   */
+  readonly change?: StatusChange;
   readonly intents: readonly BuildWorkloadIntent[];
   /** Decide again after this long even if nothing changes (the readiness deadline). */
   readonly requeueAfterMs?: number;
@@ -476,34 +487,43 @@ export function decideBuildWorkload(input: BuildWorkloadInput): BuildWorkloadDec
   if (isFinished(workload)) return { status: undefined, intents: [] };
   const generation = imageGenerationOf(workload);
   const outcome = generation === undefined ? beforeImage(input) : afterImage(input, generation);
-  const now = input.now.toISOString();
-  const observedGeneration = workload.metadata.generation;
-  const previous = workload.status ?? {};
-  let conditions: readonly StoredCondition[] = mergeCondition(
-    previous.conditions,
-    { type: SUCCEEDED_CONDITION, ...outcome.succeeded },
-    now,
-    observedGeneration,
-  );
-  if (outcome.builderReady !== undefined) {
-    conditions = mergeCondition(
-      conditions,
-      { type: BUILDER_READY_CONDITION, ...outcome.builderReady },
-      now,
-      observedGeneration,
-    );
+  const change: StatusChange = {
+    conditions: [
+      { type: SUCCEEDED_CONDITION, ...outcome.succeeded },
+      ...(outcome.builderReady === undefined ? [] : [{ type: BUILDER_READY_CONDITION, ...outcome.builderReady }]),
+    ],
+    ...(outcome.droplet === undefined ? {} : { droplet: outcome.droplet }),
+  };
+  return {
+    status: applyStatusChange(workload.status, change, input.now, workload.metadata.generation),
+    change,
+    intents: outcome.intents ?? [],
+    ...(outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: Math.max(0, outcome.requeueAfterMs) }),
+  };
+}
+
+/**
+ * `current` with the change's conditions merged in (Kubernetes semantics: a transition time moves
+ * only with the status), its droplet and the observed generation; undefined when nothing changes.
+ */
+export function applyStatusChange(
+  current: BuildWorkloadStatusView | undefined,
+  change: StatusChange,
+  now: Date,
+  observedGeneration: number | undefined,
+): BuildWorkloadStatusView | undefined {
+  const previous = current ?? {};
+  let conditions: readonly StoredCondition[] = previous.conditions ?? [];
+  for (const next of change.conditions) {
+    conditions = mergeCondition(conditions, next, now.toISOString(), observedGeneration);
   }
   const next: BuildWorkloadStatusView = {
     ...previous,
     conditions,
-    ...(outcome.droplet === undefined ? {} : { droplet: outcome.droplet }),
+    ...(change.droplet === undefined ? {} : { droplet: change.droplet }),
     ...(observedGeneration === undefined ? {} : { observedGeneration }),
   };
-  return {
-    status: sameStatus(previous, next) ? undefined : next,
-    intents: outcome.intents ?? [],
-    ...(outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: Math.max(0, outcome.requeueAfterMs) }),
-  };
+  return sameStatus(previous, next) ? undefined : next;
 }
 
 /** Equal up to key order and the order of conditions (merging moves a condition to the end). */
