@@ -2,7 +2,10 @@
 // CRDs installed, the nudger manager in process with its webhooks registered at 127.0.0.1 and its
 // dispatcher on (its executors on the local forge, retries seconds apart instead of minutes), a
 // local forge, and the stand-ins for build-service/integration-service (builds, and Snapshots of
-// ComponentGroups for validated nudges), Tekton and Pipelines-as-Code.
+// ComponentGroups for validated nudges), Tekton and Pipelines-as-Code. With `forge: github` or
+// `gitlab` the scenario's repositories are on that emulator instead (docs/decisions.md N37): the
+// manager reaches it as a configured forge host with the token from the tenant's SCM Secret, its
+// executors built by the manager itself, as on a cluster.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +29,9 @@ import { PacStandIn } from './pac.ts';
 import { LocalForgeRenovateAccess } from './renovate-access.ts';
 import { TektonStandIn } from './tekton.ts';
 import { registerWebhooks } from './webhooks.ts';
+import { startEmulatedForge } from './forges/emulated-forge.ts';
+import { LocalSandboxForge, type SandboxForge } from './forges/sandbox-forge.ts';
+import type { ScenarioForge } from './scenario/schema.ts';
 
 export interface SandboxEnvironmentOptions {
   readonly logger: Logger;
@@ -35,12 +41,19 @@ export interface SandboxEnvironmentOptions {
   readonly binDirectory?: string;
   /** How often the pre-merge reconciler asks the forge about a triggering PR; default SANDBOX_PRE_MERGE_POLL_MS. */
   readonly preMergePollMs?: number;
+  /** The forge the scenarios' repositories are on; default `local`. */
+  readonly forge?: ScenarioForge;
 }
 
 export interface SandboxEnvironment {
   readonly controlPlane: ControlPlane;
   readonly client: KubeClient;
+  /** nudger's local forge: the scenarios' forge with `forge: local`, and the Tekton stand-in's Renovate's. */
   readonly forge: LocalForge;
+  /** The forge the scenarios' repositories are on (N37). */
+  readonly sandboxForge: SandboxForge;
+  /** A scratch directory of this environment, removed by close(). */
+  readonly directory: string;
   readonly konflux: KonfluxStandIn;
   /** integration-service's Snapshots of ComponentGroups (validated nudges, D10). */
   readonly integration: IntegrationStandIn;
@@ -98,9 +111,16 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     await writeFile(join(certDir, 'tls.crt'), cert.certPem);
     await writeFile(join(certDir, 'tls.key'), cert.keyPem);
 
-    const forgeResolver = new LocalForgeResolver(forge);
+    const kind = options.forge ?? 'local';
+    const emulated = kind === 'local' ? undefined : await startEmulatedForge(kind, directory);
+    if (emulated !== undefined) closers.push(() => emulated.shutdown());
+    const sandboxForge: SandboxForge = emulated ?? new LocalSandboxForge(forge);
     const changeGroups = {
-      forgeResolver,
+      // The local forge through its own resolver; an emulator as a configured host, whose token the
+      // manager reads from the tenant's SCM Secret (forgeHosts: what --github-host/--gitlab-host set).
+      ...(emulated === undefined
+        ? { forgeResolver: new LocalForgeResolver(forge) }
+        : { forgeHosts: emulated.managerHosts }),
       gitCacheDir: join(directory, 'manager-git'),
       pollIntervalMs: pollIntervalMs * 2,
     };
@@ -125,10 +145,16 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
           // The manager's own executors over the ChangeGroup controller's forge (the local one);
           // the renovate one with the local forge's access, since Renovate itself is the Tekton
           // stand-in and the local forge has no API or token (renovate-access.ts).
-          executors: {
-            ...defaultExecutors(client, changeGroups),
-            renovate: new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) }),
-          },
+          // On an emulator, the manager's own executors over its configured hosts (one resolver with
+          // the pre-merge reader, as on a cluster).
+          ...(emulated === undefined
+            ? {
+                executors: {
+                  ...defaultExecutors(client, changeGroups),
+                  renovate: new RenovateExecutor({ client, forgeAccess: new LocalForgeRenovateAccess(forge) }),
+                },
+              }
+            : {}),
           policy: SANDBOX_DISPATCH_POLICY,
           preMergePollMs: options.preMergePollMs ?? SANDBOX_PRE_MERGE_POLL_MS,
         },
@@ -146,7 +172,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     const konflux = new KonfluxStandIn(client, { forgeAccess: new LocalForgeRenovateAccess(forge) });
     const integration = new IntegrationStandIn(client);
     const tekton = new TektonStandIn({ client, forge, gitCacheDir: join(directory, 'renovate-git') });
-    const pac = new PacStandIn(forge);
+    const pac = new PacStandIn(sandboxForge, sandboxForge.pacRules);
     const onError = (error: unknown): void => {
       logger.warn({ err: error }, 'sandbox stand-in poll failed; retrying');
     };
@@ -161,6 +187,8 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
       controlPlane,
       client,
       forge,
+      sandboxForge,
+      directory,
       konflux,
       integration,
       tekton,

@@ -8,17 +8,25 @@
 // The PR state needed for `synchronize` (which head branches have an open PR) is rebuilt from the
 // log itself, in log order, so a PR closed right after a push still counts that push's build.
 //
+// On GitLab (docs/decisions.md D12) PaC reads a skip marker in the head commit's title only, and
+// leaving draft is a title edit, which starts nothing; an opened MR and a push to its source branch
+// build as on GitHub. Which rules apply is the sandbox forge's (`pacRules`); the events come from
+// its event log, the local forge's own or the one the sandbox writes for an emulator (N37).
+//
 // In a monorepo each component's `.tekton/` pull-request PipelineRun may build it only for some
 // paths (`"<glob>".pathChanged()` in its on-cel-expression, docs/decisions.md N33): a component
 // watched with globs is built only when a file the PR changes (since its merge base with the base
 // branch) matches one, as PaC's gobwas/glob matches it.
-import { readForgeEvents, type LocalForge } from '../adapters/forges/local/local-forge.ts';
-import { ZERO_SHA, type LoggedForgeEvent } from '../adapters/forges/local/event-log.ts';
+import { readForgeEventLog, ZERO_SHA, type LoggedForgeEvent } from '../adapters/forges/local/event-log.ts';
 import type { RepositoryRef } from '../adapters/forges/repository-url.ts';
 import { localGitRun } from '../adapters/git/plumbing.ts';
 import { SerialPoller } from './poll-loop.ts';
 import { hasSkipMarker } from '../domain/pr-description/skip-markers.ts';
 import { pacGlobMatches } from '../domain/monorepo/pac-glob.ts';
+import type { PacRules, SandboxForge } from './forges/sandbox-forge.ts';
+
+/** Where PaC's events and commits come from: the local forge, or the sandbox's forge. */
+export type PacSource = Pick<SandboxForge, 'eventLogPath' | 'gitDirectory'>;
 
 export type PacTrigger = 'opened' | 'synchronize' | 'ready_for_review';
 
@@ -57,14 +65,16 @@ interface WatchedRepository {
 const BRANCH_REF = 'refs/heads/';
 
 export class PacStandIn {
-  readonly #forge: LocalForge;
+  readonly #forge: PacSource;
+  readonly #rules: PacRules;
   readonly #watched = new Map<string, WatchedRepository>();
   readonly #builds: PacBuild[] = [];
   readonly #skips: PacSkip[] = [];
   readonly #poller = new SerialPoller<PacBuild[]>(() => this.#pollOnce());
 
-  constructor(forge: LocalForge) {
+  constructor(forge: PacSource, rules: PacRules = 'github') {
     this.#forge = forge;
+    this.#rules = rules;
   }
 
   /**
@@ -115,7 +125,7 @@ export class PacStandIn {
   async #pollOnce(): Promise<PacBuild[]> {
     const counted: PacBuild[] = [];
     for (const watched of this.#watched.values()) {
-      const batch = await readForgeEvents(this.#forge, watched.repo, watched.offset);
+      const batch = await readForgeEventLog(this.#forge.eventLogPath(watched.repo), watched.offset);
       for (const [index, event] of batch.events.entries()) {
         counted.push(...(await this.#handle(watched, event)));
         // Advanced per event: a failure (git) leaves the rest of the batch for the next poll.
@@ -133,6 +143,8 @@ export class PacStandIn {
         watched.baseOf.set(event.number, event.baseBranch);
         return this.#trigger(watched, event.number, event.headSha, 'opened', event.offset);
       case 'ready_for_review':
+        // On GitLab leaving draft is a title edit: no pipeline (D12).
+        if (this.#rules === 'gitlab') return [];
         return this.#trigger(watched, event.number, event.headSha, 'ready_for_review', event.offset);
       case 'closed':
       case 'merged':
@@ -166,7 +178,9 @@ export class PacStandIn {
   ): Promise<PacBuild[]> {
     const repository = `${watched.repo.owner}/${watched.repo.name}`;
     const run = localGitRun(this.#forge.gitDirectory(watched.repo));
-    const message = await run('log', ['log', '-1', '--format=%B', headSha, '--']);
+    // GitLab reads the marker in the title (D12); GitHub anywhere in the message (D4).
+    const format = this.#rules === 'gitlab' ? '--format=%s' : '--format=%B';
+    const message = await run('log', ['log', '-1', format, headSha, '--']);
     if (hasSkipMarker(message)) {
       for (const component of watched.components) {
         this.#skips.push({ component, repository, pullRequest, headSha, trigger });
@@ -197,7 +211,7 @@ export class PacStandIn {
  * when no component of the repository filters on paths, or the base is not known.
  */
 async function changedPathsOf(
-  forge: LocalForge,
+  forge: PacSource,
   watched: WatchedRepository,
   pullRequest: number,
   headSha: string,

@@ -20,6 +20,7 @@ import {
   NAMESPACES,
   NUDGE_CONFIGS,
   PIPELINE_RUNS,
+  SECRETS,
 } from '../adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../adapters/kubernetes/types.ts';
 import { parseTimeout } from '../domain/changegroup/duration.ts';
@@ -71,6 +72,7 @@ import {
   type ValidatedPair,
 } from './scenario/validated-nudges.ts';
 import { NAMESPACE_NAME_LABEL } from './webhooks.ts';
+import { pullRequestByHeadBranch, pullRequestByNumber } from './forges/sandbox-forge.ts';
 
 export interface PlayOptions {
   /** The longest the system may take to settle after a step; default 120 s. */
@@ -178,11 +180,11 @@ export class ScenarioPlayer {
     this.#scenario = scenario;
     this.#options = options;
     this.#objects = scenarioObjects(scenario, {
-      repoUrl: (component) => env.forge.repositoryUrl(scenario.namespace, component),
+      repoUrl: (component) => env.sandboxForge.repositoryUrl(scenario.namespace, component),
     });
     this.#nudgedComponents = [...new Set(scenario.components.flatMap((c) => c.nudges))].sort();
     this.#validatedPairs = validatedPairs(scenario);
-    this.#workspaces = new GitWorkspaces({ cacheDir: `${env.forge.root}/../human-git-${scenario.namespace}` });
+    this.#workspaces = new GitWorkspaces({ cacheDir: `${env.directory}/human-git-${scenario.namespace}` });
     this.#pullRequestSteps = new PullRequestSteps({
       env,
       scenario,
@@ -200,15 +202,17 @@ export class ScenarioPlayer {
 
   /** Creates the namespace, repositories, Components, ComponentGroups, NudgeConfig and ChangeGroups. */
   async setUp(): Promise<void> {
-    const { client, forge, pac } = this.#env;
+    const { client, sandboxForge: forge, pac } = this.#env;
     const namespace = this.namespace;
     await client.create(NAMESPACES, {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name: namespace, labels: { [NAMESPACE_NAME_LABEL]: namespace } },
     });
+    // An emulator's SCM Secret: the manager finds the forge's token as on a cluster (N37).
+    for (const secret of forge.tenantObjects(namespace)) await client.create(SECRETS, secret);
     for (const seed of this.#objects.repositories) {
-      const repo = await forge.createRepository(namespace, seed.component, seed.files);
+      const repo = await forge.createRepository(namespace, seed.component, seed.files, seed.branch);
       for (const component of seed.components) {
         this.#repos.set(component, repo);
         pac.watch(repo, component, this.#scenario.components.find((c) => c.name === component)?.pathChanged);
@@ -277,10 +281,10 @@ export class ScenarioPlayer {
       await sleep(parsed.ok ? parsed.milliseconds : 0);
     } else if ('closePullRequest' in step) {
       const { repo, number } = await this.#pullRequestOf(step.closePullRequest);
-      await this.#env.forge.close(repo, number);
+      await this.#env.sandboxForge.close(repo, number);
     } else if ('mergePullRequest' in step) {
       const { repo, number } = await this.#pullRequestOf(step.mergePullRequest);
-      await this.#env.forge.merge(repo, number);
+      await this.#env.sandboxForge.merge(repo, number);
     } else if ('tickRebase' in step) {
       await this.#tick(step.tickRebase, REBASE_LABEL);
     } else if ('tickBuildNow' in step) {
@@ -291,7 +295,7 @@ export class ScenarioPlayer {
     } else if ('mergeNudgePullRequest' in step) {
       const { from, to } = step.mergeNudgePullRequest;
       const { repo, number } = await this.#nudgePullRequest(from, to);
-      await this.#env.forge.merge(repo, number);
+      await this.#env.sandboxForge.merge(repo, number);
     } else if ('humanCommitOnNudge' in step) {
       const { from, to } = step.humanCommitOnNudge;
       const { repo, headBranch } = await this.#nudgePullRequest(from, to);
@@ -467,9 +471,9 @@ export class ScenarioPlayer {
 
   async #tick(changeGroup: string, label: string): Promise<void> {
     const { repo, number } = await this.#pullRequestOf(changeGroup);
-    const pullRequest = await this.#env.forge.getPullRequest(repo, number);
+    const pullRequest = await pullRequestByNumber(this.#env.sandboxForge, repo, number);
     const body = pullRequest.body.replace(`- [ ] ${label}`, `- [x] ${label}`);
-    await this.#env.forge.updatePullRequest(repo, number, { body });
+    await this.#env.sandboxForge.editBody(repo, number, body);
   }
 
   /**
@@ -490,7 +494,7 @@ export class ScenarioPlayer {
   ): Promise<{ repo: RepositoryRef; number: number; headBranch: string }> {
     const repo = this.#repos.get(to);
     const branch = this.#nudgeBranch(from, to);
-    const pr = repo === undefined ? undefined : await this.#env.forge.findPullRequestByHeadBranch(repo, branch);
+    const pr = repo === undefined ? undefined : await pullRequestByHeadBranch(this.#env.sandboxForge, repo, branch);
     if (repo === undefined || pr?.state !== 'open') {
       throw new SandboxStepError(
         this.namespace,
@@ -507,7 +511,8 @@ export class ScenarioPlayer {
     files: Readonly<Record<string, string>> | undefined,
     message?: string,
   ): Promise<void> {
-    const checkout = await this.#workspaces.prepareBase(this.#env.forge.cloneUrl(repo), headBranch);
+    const remote = this.#env.sandboxForge.humanRemote(repo);
+    const checkout = await this.#workspaces.prepareBase(remote.url, headBranch, remote.credentials);
     const commit = await checkout.commitOnBase({
       files: Object.entries(files ?? { 'HUMAN.md': 'A change made by hand.\n' }).map(([path, text]) => ({
         path,
@@ -552,7 +557,7 @@ export class ScenarioPlayer {
   }
 
   async #snapshot(): Promise<{ signature: string; pending: string | undefined }> {
-    const { client, forge } = this.#env;
+    const { client, sandboxForge: forge } = this.#env;
     const runs = (
       await client.list<KubeObject & { status?: { conditions?: { type: string }[] } }>(PIPELINE_RUNS, {
         namespace: this.namespace,
@@ -615,7 +620,7 @@ export class ScenarioPlayer {
 
   /** What happened, in the shape of `--output json` (without the comparison). */
   async result(): Promise<SandboxResult> {
-    const { forge } = this.#env;
+    const { sandboxForge: forge } = this.#env;
     const changeGroups: ChangeGroupResult[] = [];
     const heads = new Map<string, string>();
     for (const declared of this.#scenario.changeGroups) {
@@ -624,7 +629,7 @@ export class ScenarioPlayer {
       const repo = this.#repos.get(object.spec?.nudgedComponent ?? '');
       let pullRequest: ChangeGroupResult['pullRequest'] = null;
       if (recorded !== undefined && repo !== undefined) {
-        const pr = await forge.getPullRequest(repo, recorded.number);
+        const pr = await pullRequestByNumber(forge, repo, recorded.number);
         pullRequest = {
           url: pr.url,
           state: pr.state,
@@ -666,7 +671,7 @@ export class ScenarioPlayer {
 
   /** Every pull request on every repository of the scenario, by component in scenario order. */
   async #pullRequests(): Promise<RepositoryPullRequestResult[]> {
-    const { forge } = this.#env;
+    const { sandboxForge: forge } = this.#env;
     const out: RepositoryPullRequestResult[] = [];
     // A monorepo's components share one repository: listed once, under the component owning it.
     for (const component of this.#scenario.components.filter((c) => c.repository === undefined)) {
@@ -681,9 +686,9 @@ export class ScenarioPlayer {
           title: pr.title,
           state: pr.state,
           draft: pr.draft,
-          labels: [...((await forge.pullRequestExtras(repo, pr.number)).labels ?? [])],
+          labels: [...pr.labels],
           headCommitMessage: await this.#commitMessage(repo, pr.headSha),
-          commits: (await forge.listCommits(repo, pr.number)).length,
+          commits: await forge.commitCount(repo, pr),
         });
       }
     }
@@ -700,7 +705,7 @@ export class ScenarioPlayer {
         const pr =
           repo === undefined
             ? undefined
-            : await this.#env.forge.findPullRequestByHeadBranch(repo, this.#nudgeBranch(component.name, to));
+            : await pullRequestByHeadBranch(this.#env.sandboxForge, repo, this.#nudgeBranch(component.name, to));
         urls.set(`${component.name} ${to}`, pr?.url ?? null);
       }
     }
@@ -734,7 +739,7 @@ export class ScenarioPlayer {
     for (const pair of this.#validatedPairs) {
       const repo = this.#repos.get(pair.target);
       const branch = validatedBranch(pair.target, pair.group);
-      const pr = repo === undefined ? undefined : await this.#env.forge.findPullRequestByHeadBranch(repo, branch);
+      const pr = repo === undefined ? undefined : await pullRequestByHeadBranch(this.#env.sandboxForge, repo, branch);
       urls.set(branch, pr?.url ?? null);
     }
     const bySnapshot = new Map<string, ValidatedNudgeFact[]>();
@@ -755,12 +760,12 @@ export class ScenarioPlayer {
   }
 
   async #commitMessage(repo: RepositoryRef, sha: string): Promise<string> {
-    const run = localGitRun(this.#env.forge.gitDirectory(repo));
+    const run = localGitRun(this.#env.sandboxForge.gitDirectory(repo));
     return (await run('log', ['log', '-1', '--format=%B', sha])).replace(/\n+$/, '');
   }
 
   async #files(repo: RepositoryRef, revision: string): Promise<Record<string, string>> {
-    const run = localGitRun(this.#env.forge.gitDirectory(repo));
+    const run = localGitRun(this.#env.sandboxForge.gitDirectory(repo));
     const paths = (await run('ls-tree', ['ls-tree', '-r', '-z', '--name-only', revision]))
       .split('\0')
       .filter((p) => p !== '');

@@ -1,5 +1,5 @@
 // The steps on a human's pull request of a nudging component (docs/sandbox.md "Pre-merge nudges",
-// docs/decisions.md D11): open it, push to it, merge it or close it on the local forge, and record
+// docs/decisions.md D11): open it, push to it, merge it or close it on the scenario's forge, and record
 // the builds Pipelines-as-Code and build-service would start for it (its pull-request builds; the
 // merge commit's push build goes through the player's build path, like any push build). After each
 // step the sandbox waits until nudger's pre-merge reconciler has caught up with it: the record of
@@ -23,6 +23,7 @@ import {
 import { preMergeBranch, prGroupOf } from '../domain/nudge/pre-merge-text.ts';
 import type { SandboxEnvironment } from './environment.ts';
 import { whenNotFound } from './poll-loop.ts';
+import { pullRequestByHeadBranch } from './forges/sandbox-forge.ts';
 import type { NudgeResult } from './scenario/result.ts';
 import { repositoryOwner, type pullRequestStepOf, type ResolvedComponent, type Scenario } from './scenario/schema.ts';
 
@@ -120,7 +121,7 @@ export class PullRequestSteps {
       if (step.verb === 'pushToPullRequest') await this.#push(pr, step.files);
       else if (step.verb === 'mergeNudgingPullRequest') await this.#merge(pr);
       else {
-        await this.#o.env.forge.close(pr.repo, pr.number);
+        await this.#o.env.sandboxForge.close(pr.repo, pr.number);
         pr.state = 'closed';
       }
     }
@@ -155,7 +156,8 @@ export class PullRequestSteps {
     files: Readonly<Record<string, string>>,
     message: string,
   ): Promise<string> {
-    const checkout = await this.#o.workspaces.prepareBase(this.#o.env.forge.cloneUrl(repo), from);
+    const remote = this.#o.env.sandboxForge.humanRemote(repo);
+    const checkout = await this.#o.workspaces.prepareBase(remote.url, from, remote.credentials);
     const commit = await checkout.commitOnBase({
       files: Object.entries(files).map(([path, text]) => ({ path, text })),
       message,
@@ -182,13 +184,12 @@ export class PullRequestSteps {
       files ?? this.#defaultFiles(component, branch, 1),
       `Change ${component.name} (${branch})`,
     );
-    const created = await this.#o.env.forge.createPullRequest({
+    const created = await this.#o.env.sandboxForge.openPullRequest({
       repo,
       base: component.gitRevision,
       head: branch,
       title: `Change ${component.name}`,
       body: `A human's change of ${component.name}, in PR group ${group}.`,
-      draft: false,
     });
     return {
       component: component.name,
@@ -216,7 +217,7 @@ export class PullRequestSteps {
   }
 
   async #merge(pr: HumanPullRequest): Promise<void> {
-    const merged = await this.#o.env.forge.merge(pr.repo, pr.number);
+    const merged = await this.#o.env.sandboxForge.merge(pr.repo, pr.number);
     pr.state = 'merged';
     const commit = merged.mergeCommitSha ?? merged.headSha;
     pr.pushBuild = await this.#o.recordPushBuild(pr.component, commit);
@@ -238,7 +239,11 @@ export class PullRequestSteps {
       nudge: false,
       commit,
       branch: component.gitRevision,
-      pullRequest: { number, sourceBranch: branch, repoUrl: this.#o.env.forge.cloneUrl(repo) },
+      pullRequest: {
+        number,
+        sourceBranch: branch,
+        repoUrl: this.#o.env.sandboxForge.repositoryUrl(repo.owner, repo.name),
+      },
     });
     this.#lastBuildAt.set(component.name, Date.now());
     return { name: recorded.pipelineRun, digest: recorded.digest };
@@ -282,7 +287,7 @@ export class PullRequestSteps {
     const found =
       repo === undefined
         ? undefined
-        : await this.#o.env.forge.findPullRequestByHeadBranch(repo, preMergeBranch(group, fact.to));
+        : await pullRequestByHeadBranch(this.#o.env.sandboxForge, repo, preMergeBranch(group, fact.to));
     return { ...fact, pullRequest: found?.url ?? null };
   }
 

@@ -90,6 +90,7 @@ export async function runSandbox(options: SandboxRunOptions): Promise<SandboxRes
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
   });
   try {
+    forge: options.scenario.forge,
     if (options.compare && options.changeGroups) return await compareInEnvironment(env, options.scenario, options.play);
     const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
     return await playInEnvironment(env, scenario, options.play);

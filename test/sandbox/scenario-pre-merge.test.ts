@@ -130,17 +130,27 @@ const COMPONENTS = `components:
   - { name: bundle, image: quay.io/org/bundle }
 `;
 
+describe('scenario: forge', () => {
+  it('plays github and gitlab (the emulators, docs/decisions.md N37) as well as local', () => {
+    for (const forge of ['github', 'gitlab'] as const) {
+      const scenario = parseScenario(MONOREPO.replace('forge: local', `forge: ${forge}`), 's.yaml');
+      assert.equal(scenario.forge, forge);
+    }
+    assert.equal(parseScenario(`namespace: ns\n${COMPONENTS}`, 's.yaml').forge, 'local');
+  });
+});
+
 describe('scenario: pre-merge refusals', () => {
   const cases: [string, string, string][] = [
     [
-      'a forge not played yet',
-      `namespace: ns\nforge: gitlab\n${COMPONENTS}`,
-      's.yaml:2:1: forge: "gitlab" is not yet supported: the sandbox plays scenarios on the local forge only (forge: local)',
+      "build-service's Renovate on the GitLab emulator (Renovate's stand-in plays the local forge only)",
+      `namespace: ns\nforge: gitlab\nnudgedBy: build-service\n${COMPONENTS}`,
+      "s.yaml:3:1: nudgedBy: build-service's Renovate runs are played on forge: local only, not on forge: gitlab",
     ],
     [
-      'the GitHub emulator (not played by the sandbox yet)',
-      `namespace: ns\nforge: github\n${COMPONENTS}`,
-      's.yaml:2:1: forge: "github" is not yet supported: the sandbox plays scenarios on the local forge only (forge: local)',
+      'the renovate executor on the GitHub emulator',
+      `namespace: ns\nforge: github\nexecutor: renovate\n${COMPONENTS}`,
+      "s.yaml:3:1: executor: the renovate executor's runs are played on forge: local only, not on forge: github; use executor: direct",
     ],
     [
       'an unknown forge',

@@ -17,8 +17,11 @@ import {
   type ScenarioStep,
 } from './schema.ts';
 
-/** The forges the sandbox plays a scenario against today; the others are refused by name. */
-export const PLAYED_FORGES: ReadonlySet<string> = new Set(['local']);
+/**
+ * The forges the sandbox plays a scenario against (docs/decisions.md N37); the others are refused
+ * by name.
+ */
+export const PLAYED_FORGES: ReadonlySet<string> = new Set(['local', 'github', 'gitlab']);
 
 /** Problems of `forge`, `preMerge` and the components' `repository` and `pathChanged`. */
 export function preMergeDocumentProblems(doc: ScenarioDocument): ScenarioProblem[] {
@@ -27,7 +30,19 @@ export function preMergeDocumentProblems(doc: ScenarioDocument): ScenarioProblem
   if (!PLAYED_FORGES.has(forge))
     problems.push({
       path: ['forge'],
-      message: `"${forge}" is not yet supported: the sandbox plays scenarios on the local forge only (forge: local)`,
+      message: `"${forge}" is not a forge the sandbox plays (local, github, gitlab)`,
+    });
+  // Renovate's stand-in (the Tekton stand-in's, for the renovate executor and build-service's
+  // nudge PipelineRuns) plays the local forge only, for now.
+  if (forge !== 'local' && doc.nudgedBy === 'build-service')
+    problems.push({
+      path: ['nudgedBy'],
+      message: `build-service's Renovate runs are played on forge: local only, not on forge: ${forge}`,
+    });
+  if (forge !== 'local' && doc.executor === 'renovate')
+    problems.push({
+      path: ['executor'],
+      message: `the renovate executor's runs are played on forge: local only, not on forge: ${forge}; use executor: direct`,
     });
   if (doc.preMerge === true && doc.nudgedBy === 'build-service')
     problems.push({

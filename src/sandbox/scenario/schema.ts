@@ -40,7 +40,7 @@ const PathGlob = Type.String({ minLength: 1, maxLength: 1024, pattern: PATH_GLOB
 const PullRequestBranch = Type.String({ minLength: 1, maxLength: 255, pattern: GIT_REVISION_PATTERN });
 /**
  * The forge a scenario's repositories are on: the local one (the default), or an emulator
- * (docs/sandbox.md "Forges"; only `local` is played so far).
+ * (docs/sandbox.md "What runs", docs/decisions.md N37).
  */
 export const SCENARIO_FORGES = ['local', 'github', 'gitlab'] as const;
 export type ScenarioForge = (typeof SCENARIO_FORGES)[number];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../adapters/forges/repository-url.ts';
 import { EmulatedApps, type Principal } from './app-api.ts';
-import { BareRepository, serveGitHttp } from './git-backend.ts';
+import { BareRepository, serveGitHttpInOrder } from './git-backend.ts';
 import { runGraphql } from './graphql-api.ts';
 import { gitHubContract, type MatchedOperation } from './openapi-contract.ts';
 import type { EmulatorUrls } from './render.ts';
@@ -34,6 +34,11 @@ export interface GitHubEmulatorOptions {
   readonly login?: string;
   /** Milliseconds since the epoch for App JWTs and installation token expiry; default Date.now. */
   readonly clock?: () => number;
+  /**
+   * Called after every API request and human action, in the same one-at-a-time order, before the
+   * next one starts: the sandbox turns what changed into webhook-like events (docs/decisions.md N37).
+   */
+  readonly onChange?: () => Promise<void>;
 }
 
 export interface RecordedRequest {
@@ -58,6 +63,8 @@ export interface EmulatedPullRequest {
   readonly headRef: string;
   readonly headSha: string;
   readonly baseRef: string;
+  /** Once merged, the commit the merge left at the base's tip. */
+  readonly mergeCommitSha: string | null;
   readonly author: string;
   readonly labels: readonly string[];
   readonly autoMerge: { readonly method: 'MERGE' | 'SQUASH' | 'REBASE'; readonly enabledBy: string } | null;
@@ -132,8 +139,18 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
     `Upstream refused the request (Authorization: ${request.headers.authorization ?? 'none'})`;
   // API requests run one at a time, so a check-then-create (one open PR per head) cannot race.
   let queue: Promise<unknown> = Promise.resolve();
+  const observed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      await options.onChange?.().catch(() => undefined);
+    }
+  };
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work, work);
+    const next = queue.then(
+      () => observed(work),
+      () => observed(work),
+    );
     queue = next.catch(() => undefined);
     return next;
   };
@@ -171,7 +188,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
           response.end('Invalid username or token. Password authentication is not supported for Git operations.\n');
           return;
         }
-        serveGitHttp(projectRoot, request, response, url);
+        await serveGitHttpInOrder(projectRoot, request, response, url, serialized);
       }
     };
     handle().catch((error: unknown) => {
@@ -364,6 +381,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         headRef: pull.headRef,
         headSha: pull.headSha,
         baseRef: pull.baseRef,
+        mergeCommitSha: pull.mergeCommitSha,
         author: pull.author,
         labels: [...pull.labels],
         autoMerge: pull.autoMerge,

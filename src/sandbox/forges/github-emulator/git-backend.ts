@@ -166,6 +166,9 @@ export function serveGitHttp(projectRoot: string, request: IncomingMessage, resp
       PATH_INFO: decodeURIComponent(url.pathname),
       QUERY_STRING: url.search.slice(1),
       CONTENT_TYPE: request.headers['content-type'] ?? '',
+      // git gzips a large request body (a fetch's long "have" list); http-backend inflates it only
+      // when told, as a web server's CGI environment tells it. Without this, a fetch into a cache
+      // holding many commits the server also has hung up.
       // http-backend refuses receive-pack to anonymous users; auth was checked before this point.
       REMOTE_USER: 'emulator-user',
       REMOTE_ADDR: '127.0.0.1',
@@ -190,4 +193,32 @@ export function serveGitHttp(projectRoot: string, request: IncomingMessage, resp
     }
     response.writeHead(status, headers).end(output.subarray(end < 0 ? 0 : end + 4));
   });
+}
+
+/**
+ * As serveGitHttp, but a push (receive-pack) runs through `inOrder`, one at a time with the API
+ * calls and human actions: whoever watches the emulator sees a push and a pull request change in
+ * the order they happened (the sandbox's Pipelines-as-Code stand-in, docs/decisions.md N37).
+ * Fetches are served at once.
+ */
+export async function serveGitHttpInOrder(
+  projectRoot: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  inOrder: (work: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  if (!url.pathname.endsWith('/git-receive-pack')) {
+    serveGitHttp(projectRoot, request, response, url);
+    return;
+  }
+  await inOrder(
+    () =>
+      new Promise<void>((resolve) => {
+        response.on('close', () => {
+          resolve();
+        });
+        serveGitHttp(projectRoot, request, response, url);
+      }),
+  );
 }

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRepositoryUrl, type RepositoryRef } from '../../../adapters/forges/repository-url.ts';
-import { BareRepository, serveGitHttp } from '../github-emulator/git-backend.ts';
+import { BareRepository, serveGitHttpInOrder } from '../github-emulator/git-backend.ts';
 import { gitLabContract } from './contract.ts';
 import {
   message,
@@ -26,6 +26,11 @@ export interface GitLabEmulatorOptions {
   readonly token: string;
   /** The user the token belongs to; the author of the MRs it opens. Default `nudger-bot`. */
   readonly login?: string;
+  /**
+   * Called after every API request and human action, in the same one-at-a-time order, before the
+   * next one starts: the sandbox turns what changed into webhook-like events (docs/decisions.md N37).
+   */
+  readonly onChange?: () => Promise<void>;
 }
 
 export interface RecordedRequest {
@@ -46,7 +51,10 @@ export interface EmulatedMergeRequest {
   readonly state: 'opened' | 'closed' | 'merged';
   readonly sourceBranch: string;
   readonly targetBranch: string;
+  /** The head when merged or closed; while open, the source branch's head (read it from git). */
   readonly sha: string;
+  /** Once merged, the commit the merge left at the target's tip. */
+  readonly mergeCommitSha: string | null;
   readonly author: string;
   readonly labels: readonly string[];
   /** Note bodies, oldest first. */
@@ -96,8 +104,18 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
   const contractViolations: string[] = [];
   let queue: Promise<unknown> = Promise.resolve();
   // API calls and the human actions run one at a time: a check-then-create cannot race.
+  const observed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      await options.onChange?.().catch(() => undefined);
+    }
+  };
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = queue.then(work, work);
+    const result = queue.then(
+      () => observed(work),
+      () => observed(work),
+    );
     queue = result.then(
       () => undefined,
       () => undefined,
@@ -130,7 +148,7 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
         return;
       }
       if (gitAuthorized(request.headers.authorization, options.token))
-        serveGitHttp(projectRoot, request, response, url);
+        await serveGitHttpInOrder(projectRoot, request, response, url, serialized);
       else response.writeHead(401, GIT_CHALLENGE).end('HTTP Basic: Access denied.\n');
     };
     handle().catch((error: unknown) => {
@@ -242,6 +260,7 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
         targetBranch: mr.targetBranch,
         sha:
           mr.state === 'opened' ? (requireProject(owner, name).git.branchHeadNow(mr.sourceBranch) ?? mr.sha) : mr.sha,
+        mergeCommitSha: mr.mergeCommitSha,
         author: mr.author,
         labels: [...mr.labels],
         notes: [...mr.notes],
