@@ -87,10 +87,10 @@ export async function compareInEnvironment(
 export async function runSandbox(options: SandboxRunOptions): Promise<SandboxResult> {
   const env = await startSandboxEnvironment({
     logger: options.logger,
+    forge: options.scenario.forge,
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
   });
   try {
-    forge: options.scenario.forge,
     if (options.compare && options.changeGroups) return await compareInEnvironment(env, options.scenario, options.play);
     const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
     return await playInEnvironment(env, scenario, options.play);
