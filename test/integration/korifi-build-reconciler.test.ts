@@ -13,6 +13,7 @@ import {
   KPACK_BUILDS,
   KPACK_IMAGES,
 } from '../../src/adapters/kubernetes/korifi-resources.ts';
+import { CORE_EVENTS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { korifiBuildController } from '../../src/controllers/korifi/build-workload-controller.ts';
 import { EventRecorder } from '../../src/runtime/events.ts';
@@ -299,6 +300,16 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
       new RegExp(`^Builder ${ns}/app-app-never not ready within 2s: Ready is False \\(NoLatestImage`),
     );
     await assert.rejects(imageOf(ns, 'app-never'));
+    // Told once by a Warning Event on the BuildWorkload.
+    const events = await eventually('the BuilderNotReady Event', async () => {
+      const found = (
+        await client.list<Obj & { reason?: string; type?: string; message?: string }>(CORE_EVENTS, { namespace: ns })
+      ).items.filter((e) => e.reason === 'BuilderNotReady');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.equal(events.length, 1);
+    assert.equal(events[0]?.type, 'Warning');
+    assert.equal(events[0].message, succeeded.message);
     // The Builder stays: nudger never deletes Builders.
     assert.equal((await buildersOf(ns)).length, 1);
   });

@@ -21,6 +21,7 @@ import {
   type KpackBuilderView,
 } from '../../domain/korifi/builder-choice.ts';
 import {
+  SUCCEEDED_CONDITION,
   applyStatusChange,
   decideBuildWorkload,
   isFinished,
@@ -175,7 +176,14 @@ export class BuildWorkloadReconciler implements Reconciler {
     }
     if (decision === undefined) return undefined;
     for (const intent of decision.intents) await this.#carryOut(intent, workload, key, signal);
-    if (decision.status !== undefined) await this.#writeStatus(key, decision, workload.metadata?.generation, signal);
+    if (decision.status !== undefined) {
+      const finished = await this.#writeStatus(key, decision, workload.metadata?.generation, signal);
+      // A failed build is told once, by the reconcile whose status write finished the workload.
+      const succeeded = decision.change?.conditions.find((c) => c.type === SUCCEEDED_CONDITION);
+      if (finished && succeeded?.status === 'False') {
+        o.events?.event(workload, 'Warning', succeeded.reason, succeeded.message);
+      }
+    }
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 
@@ -312,10 +320,11 @@ export class BuildWorkloadReconciler implements Reconciler {
     decision: BuildWorkloadDecision,
     generation: number | undefined,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const change = decision.change;
-    if (change === undefined) return;
+    if (change === undefined) return false;
     const now = this.#o.clock?.() ?? new Date();
+    let finishedHere = false;
     await updateStatus<BuildWorkload>(
       this.#o.client,
       BUILD_WORKLOADS,
@@ -328,9 +337,12 @@ export class BuildWorkloadReconciler implements Reconciler {
         // Applied to the status as stored, not as cached: a cache behind the API server must not
         // bring back a condition a later reconcile replaced.
         const next = applyStatusChange(current.status as BuildWorkloadView['status'], change, now, generation);
-        return next === undefined ? undefined : { ...current, status: next as BuildWorkload['status'] };
+        if (next === undefined) return undefined;
+        finishedHere = next.conditions?.some((c) => c.type === SUCCEEDED_CONDITION && c.status !== 'Unknown') === true;
+        return { ...current, status: next as BuildWorkload['status'] };
       },
       { signal, fieldManager: FIELD_MANAGER },
     );
+    return finishedHere;
   }
 }
