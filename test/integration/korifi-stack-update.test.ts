@@ -311,6 +311,34 @@ async function ourBuilds(app: App): Promise<(CFBuild & KubeObject)[]> {
   return [...page.items];
 }
 
+/**
+ * Writes kube-apiserver counted (its `apiserver_request_total`), by `VERB resource[/subresource]`,
+ * for Korifi's kinds: whoever made them, so read them where the test itself writes nothing.
+ */
+async function korifiWrites(): Promise<Map<string, number>> {
+  const stream = await client.http.stream({ method: 'GET', path: '/metrics' }, { verb: 'get', resource: 'metrics' });
+  const counts = new Map<string, number>();
+  try {
+    for await (const line of stream.lines) {
+      if (!line.startsWith('apiserver_request_total{') || !line.includes('group="korifi.cloudfoundry.org"')) continue;
+      const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+      if (!['POST', 'PATCH', 'PUT'].includes(label('verb'))) continue;
+      const sub = label('subresource');
+      const key = `${label('verb')} ${label('resource')}${sub === '' ? '' : `/${sub}`}`;
+      counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    }
+  } finally {
+    stream.close();
+  }
+  return counts;
+}
+
+function writesSince(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    [...after].filter(([key, n]) => n > (before.get(key) ?? 0)).map(([key, n]) => [key, n - (before.get(key) ?? 0)]),
+  );
+}
+
 interface CoreEvent extends KubeObject {
   readonly involvedObject: { readonly name?: string; readonly kind?: string };
   readonly reason: string;
@@ -347,6 +375,7 @@ describe('stack updates on the control plane', () => {
       const before = new Map<string, string>();
       for (const app of apps) before.set(app.guid, (await appOf(app)).spec?.currentDropletRef?.name ?? '');
       const images = new Map<string, string>();
+      const writesBefore = await korifiWrites();
       for (const app of apps) images.set(app.guid, await kpackBuild(app, 'STACK', { stack: JAMMY }));
       for (const app of apps) await waitForDroplet(app, images.get(app.guid) ?? '');
       for (const app of apps) {
@@ -382,6 +411,13 @@ describe('stack updates on the control plane', () => {
       await kpackBuild(first, 'BUILDPACK');
       await settle(first, 'BUILDPACK');
       for (const app of apps) assert.equal((await ourBuilds(app)).length, 1);
+      // Three writes per app, none repeated: the CFBuild, its status, the app (kpack's writes here
+      // are to kpack kinds, the test's reads are not writes).
+      assert.deepEqual(writesSince(writesBefore, await korifiWrites()), {
+        'POST cfbuilds': apps.length,
+        'PATCH cfbuilds/status': apps.length,
+        'PATCH cfapps': apps.length,
+      });
     } finally {
       await propagator.stop();
     }

@@ -35,6 +35,8 @@ const FIELD_MANAGER = 'nudger-stack-update';
 const CONTROLLER = 'korifi-stack-update';
 /** How soon to look again when the cache has not yet caught up with this process's own write. */
 const CACHE_LAG_REQUEUE_MS = 250;
+/** How long a write of this process's may be missing from the cache before it is no longer awaited. */
+const CACHE_LAG_LIMIT_MS = 30_000;
 /** Facts told this process's life, so a resync does not POST an Event that exists (bounded). */
 const MAX_TOLD = 20_000;
 
@@ -152,12 +154,16 @@ export class StackUpdateReconciler implements Reconciler {
   readonly #logger: RuntimeLogger;
   readonly #told = new Set<string>();
   /**
-   * This process's own writes the caches may not show yet: CFBuilds created (by namespace/name)
-   * and apps switched (namespace/name → the resourceVersion they had before). A decision from a
-   * cache that trails them would repeat the write only to be refused; it waits a moment instead.
+   * This process's own writes the caches may not show yet: CFBuilds created and their status
+   * written (by namespace/name), apps switched (namespace/name → the resourceVersion they had
+   * before). A decision from a cache that trails them would repeat the write (refused, or
+   * idempotent but a request all the same); it waits a moment instead. Entries go as soon as the
+   * cache shows the write, or after CACHE_LAG_LIMIT_MS (the object was changed again meanwhile, or
+   * deleted): then the decision is carried out as it stands.
    */
-  readonly #created = new Set<string>();
-  readonly #switchedFrom = new Map<string, string>();
+  readonly #created = new Map<string, number>();
+  readonly #statusWritten = new Map<string, number>();
+  readonly #switchedFrom = new Map<string, { readonly resourceVersion: string; readonly at: number }>();
 
   constructor(options: StackUpdateReconcilerOptions) {
     this.#options = options;
@@ -176,15 +182,18 @@ export class StackUpdateReconciler implements Reconciler {
     const appKey = `${key.namespace}/${appName}`;
     const before = this.#switchedFrom.get(appKey);
     if (before !== undefined) {
-      if (app.metadata?.resourceVersion === before) return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
+      if (app.metadata?.resourceVersion === before.resourceVersion && this.#recent(before.at)) {
+        return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
+      }
       this.#switchedFrom.delete(appKey);
     }
     const appBuilds = cfBuilds
       .list(key.namespace)
       .filter((b) => b.spec?.appRef.name === appName)
       .flatMap((b) => cfBuildView(b) ?? []);
-    for (const name of this.#created) {
-      if (name.startsWith(`${key.namespace}/`) && cfBuilds.getByKey(name) !== undefined) this.#created.delete(name);
+    for (const build of appBuilds) {
+      this.#created.delete(`${key.namespace}/${build.name}`);
+      if (build.droplet !== undefined) this.#statusWritten.delete(`${key.namespace}/${build.name}`);
     }
     const view = imageView(image);
     const latest = view.latestBuildRef === undefined ? undefined : builds.get(key.namespace, view.latestBuildRef);
@@ -209,9 +218,7 @@ export class StackUpdateReconciler implements Reconciler {
     });
     if (decision.event !== undefined) await this.#tell(app, decision.event);
     for (const intent of decision.intents) {
-      if (intent.kind === 'createBuild' && this.#created.has(`${key.namespace}/${intent.build.metadata.name}`)) {
-        return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
-      }
+      if (this.#cacheTrails(key.namespace, intent)) return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
       await this.#options.beforeIntent?.(intent);
       const done = await this.#carryOut(key.namespace, app, intent, signal);
       if (!done) return { requeueAfterMs: CACHE_LAG_REQUEUE_MS };
@@ -230,6 +237,29 @@ export class StackUpdateReconciler implements Reconciler {
     return undefined;
   }
 
+  /** The intent is a write of this process's that the cache does not show yet. */
+  #cacheTrails(namespace: string, intent: StackUpdateIntent): boolean {
+    const [writes, name] =
+      intent.kind === 'createBuild'
+        ? [this.#created, intent.build.metadata.name]
+        : intent.kind === 'writeBuildStatus'
+          ? [this.#statusWritten, intent.name]
+          : [undefined, ''];
+    const at = writes?.get(`${namespace}/${name}`);
+    if (at === undefined) return false;
+    if (this.#recent(at)) return true;
+    writes?.delete(`${namespace}/${name}`);
+    return false;
+  }
+
+  #recent(at: number): boolean {
+    return this.#clock() - at < CACHE_LAG_LIMIT_MS;
+  }
+
+  #clock(): number {
+    return (this.#options.now ?? (() => new Date()))().getTime();
+  }
+
   /** One intent; false when the API server refused it for a reason the caches will resolve. */
   async #carryOut(namespace: string, app: CFApp, intent: StackUpdateIntent, signal: AbortSignal): Promise<boolean> {
     const { client } = this.#options;
@@ -238,10 +268,11 @@ export class StackUpdateReconciler implements Reconciler {
       switch (intent.kind) {
         case 'createBuild':
           await client.create(CF_BUILDS, intent.build, options);
-          this.#created.add(`${namespace}/${intent.build.metadata.name}`);
+          this.#created.set(`${namespace}/${intent.build.metadata.name}`, this.#clock());
           return true;
         case 'writeBuildStatus':
           await client.patchStatus(CF_BUILDS, namespace, intent.name, 'merge', { status: intent.status }, options);
+          this.#statusWritten.set(`${namespace}/${intent.name}`, this.#clock());
           return true;
         case 'switchDroplet': {
           const resourceVersion = app.metadata?.resourceVersion;
@@ -260,7 +291,9 @@ export class StackUpdateReconciler implements Reconciler {
             },
             options,
           );
-          if (resourceVersion !== undefined) this.#switchedFrom.set(`${namespace}/${intent.app}`, resourceVersion);
+          if (resourceVersion !== undefined) {
+            this.#switchedFrom.set(`${namespace}/${intent.app}`, { resourceVersion, at: this.#clock() });
+          }
           return true;
         }
       }
