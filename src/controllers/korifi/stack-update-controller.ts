@@ -13,13 +13,14 @@ import {
 import { KPACK_IMAGE_LABEL, KPACK_REASON_ANNOTATION } from '../../domain/korifi/labels.ts';
 import { STACK_UPDATE_APPLIED_ANNOTATION, STACK_UPDATE_DROPLET_ANNOTATION } from '../../domain/korifi/stack-update.ts';
 import type { ControllerContext, ControllerModule } from '../../runtime/controller-module.ts';
-import { CacheSyncTimeoutError, Controller } from '../../runtime/controller.ts';
+import { Controller } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { OptionalKindCache } from '../../runtime/optional-kind.ts';
 import type { ObjectKey } from '../../runtime/reconciler.ts';
 import type { CFApp, CFBuild } from '../../schema/korifi.ts';
 import type { KpackBuild, KpackImage } from '../../schema/kpack.ts';
 import type { ControllerSettings } from '../settings.ts';
+import { runWhenListable } from './run-when-listable.ts';
 import { StackUpdateReconciler, imagesOfApp, type StackUpdateReconcilerOptions } from './stack-update-reconciler.ts';
 
 export interface StackUpdateCaches {
@@ -126,16 +127,7 @@ export function stackUpdateControllerWith(extras: StackUpdateExtras = {}): Contr
         { ...extras, ...(workers === undefined ? {} : { workers }) },
       );
       const caches = [images, builds, apps, cfBuilds] as unknown as readonly OptionalKindCache<KubeObject>[];
-      return async (signal) => {
-        const running = kinds.run(signal);
-        try {
-          if (await kinds.whenListable(caches, signal)) await controller.start(signal);
-        } catch (error) {
-          if (!(error instanceof CacheSyncTimeoutError)) throw error;
-          logger.error({ err: error }, 'Korifi stack-update controller not running: a cache did not sync');
-        }
-        await running;
-      };
+      return runWhenListable(kinds, caches, controller, logger);
     },
   };
 }
