@@ -99,7 +99,12 @@ export interface BuildWorkloadView {
 /** A kpack Image as the reconciler reads it. */
 export interface KpackImageView {
   readonly metadata?: ObjectMetaView & {
-    readonly ownerReferences?: readonly { readonly uid?: string; readonly kind?: string; readonly name?: string }[];
+    readonly ownerReferences?: readonly {
+      readonly apiVersion?: string;
+      readonly uid?: string;
+      readonly kind?: string;
+      readonly name?: string;
+    }[];
   };
   readonly spec?: { readonly tag?: string; readonly builder?: KpackObjectReference };
   readonly status?: {
@@ -273,7 +278,7 @@ export function desiredImage(input: BuildWorkloadInput, builder: KpackObjectRefe
       // Image goes when the app's last build does, and each owner finds it through its references.
       ownerReferences: [
         ...owners.map((ref) => ({
-          apiVersion: BUILD_WORKLOAD_API_VERSION,
+          apiVersion: ref.apiVersion ?? BUILD_WORKLOAD_API_VERSION,
           kind: ref.kind ?? 'BuildWorkload',
           name: ref.name ?? '',
           uid: ref.uid ?? '',

@@ -227,12 +227,19 @@ describe('the kpack Image', () => {
 
   it('an existing Image keeps its tag and its other owners', () => {
     const existing: KpackImageView = {
-      metadata: { name: APP, generation: 1, ownerReferences: [{ uid: 'u0', kind: 'BuildWorkload', name: 'older' }] },
+      metadata: {
+        name: APP,
+        generation: 1,
+        ownerReferences: [
+          { apiVersion: 'korifi.cloudfoundry.org/v1alpha2', uid: 'u0', kind: 'BuildWorkload', name: 'older' },
+        ],
+      },
       spec: { tag: 'elsewhere/app' },
     };
     const intent = decideBuildWorkload(input({ image: existing })).intents[0];
     if (intent?.kind !== 'ensureImage') throw new Error('expected ensureImage');
     assert.equal(intent.desired.spec.tag, 'elsewhere/app');
+    assert.equal(intent.desired.metadata.ownerReferences[0]?.apiVersion, 'korifi.cloudfoundry.org/v1alpha2');
     assert.deepEqual(
       intent.desired.metadata.ownerReferences.map((o) => o.name),
       ['older', BUILD],
