@@ -166,9 +166,10 @@ export function serveGitHttp(projectRoot: string, request: IncomingMessage, resp
       PATH_INFO: decodeURIComponent(url.pathname),
       QUERY_STRING: url.search.slice(1),
       CONTENT_TYPE: request.headers['content-type'] ?? '',
-      // git gzips a large request body (a fetch's long "have" list); http-backend inflates it only
-      // when told, as a web server's CGI environment tells it. Without this, a fetch into a cache
-      // holding many commits the server also has hung up.
+      // git gzips a request body over 1 KiB (a fetch's long "have" list: a cache holding commits the
+      // server lacks, or many shallow fetches); http-backend inflates it only when told, as a web
+      // server's CGI environment tells it. Without this, such a fetch hung up.
+      HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
       // http-backend refuses receive-pack to anonymous users; auth was checked before this point.
       REMOTE_USER: 'emulator-user',
       REMOTE_ADDR: '127.0.0.1',
