@@ -23,6 +23,7 @@ import { SharedInformers } from '../../src/runtime/shared-informers.ts';
 import { installDefaultClusterBuilder, KpackStandIn, type KpackObject } from '../../src/sandbox/korifi/kpack.ts';
 import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
 import { startKorifiControlPlane, type KorifiControlPlane } from './korifi-control-plane.ts';
+import { startTestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
 
 const CLUSTER_BUILDER = 'cf-kpack-cluster-builder';
@@ -312,5 +313,26 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     assert.equal(events[0].message, succeeded.message);
     // The Builder stays: nudger never deletes Builders.
     assert.equal((await buildersOf(ns)).length, 1);
+  });
+
+  it('runs in nudger manager with --controllers=korifi and its builder name', async () => {
+    const manager = await startTestManager(plane.plane.kubeConfig, {
+      overrides: {
+        controllerGroups: ['korifi'],
+        korifi: { builderName: 'nudger-kpack-manager', repositoryPrefix: `${registry.host}/cf/` },
+      },
+    });
+    try {
+      const ns = await space();
+      await createApp(ns, 'app-managed', ['paketo-buildpacks/go']);
+      await stage(ns, 'app-managed', 'build-managed-1', ['paketo-buildpacks/go'], 'nudger-kpack-manager');
+      await succeededDroplet(ns, 'build-managed-1');
+      assert.deepEqual(
+        (await buildersOf(ns)).map((b) => b.metadata?.labels),
+        [{ [APP_LABEL]: 'app-managed' }],
+      );
+    } finally {
+      await manager.stop();
+    }
   });
 });
