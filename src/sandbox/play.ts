@@ -141,6 +141,24 @@ export class SandboxStepError extends Error {
   }
 }
 
+/**
+ * nudger (or the sandbox's human side) sent the emulator a request outside the forge's official
+ * API description, or the emulator answered outside it (docs/decisions.md N37): the run proves
+ * nothing about the real forge then, so it fails, naming each finding.
+ */
+export class SandboxContractError extends Error {
+  override readonly name = 'SandboxContractError';
+  readonly namespace: string;
+  readonly violations: readonly string[];
+  constructor(namespace: string, forge: string, violations: readonly string[]) {
+    super(
+      `sandbox namespace ${namespace}: the ${forge} emulator found ${String(violations.length)} request(s) or answer(s) outside the official API description: ${violations.join('; ')}`,
+    );
+    this.namespace = namespace;
+    this.violations = violations;
+  }
+}
+
 /** One build this player recorded. */
 interface PlayedBuild {
   readonly name: string;
@@ -259,6 +277,7 @@ export class ScenarioPlayer {
   }
 
   async play(): Promise<void> {
+    const violationsBefore = this.#env.sandboxForge.contractViolations.length;
     for (const [index, step] of this.#scenario.steps.entries()) {
       if (!('build' in step)) await this.settle();
       await this.#playStep(step);
@@ -266,6 +285,9 @@ export class ScenarioPlayer {
       await this.#options.afterStep?.(step, index);
     }
     await this.settle();
+    const forge = this.#env.sandboxForge;
+    const violations = forge.contractViolations.slice(violationsBefore);
+    if (violations.length > 0) throw new SandboxContractError(this.namespace, forge.kind, violations);
   }
 
   async #playStep(step: ScenarioStep): Promise<void> {

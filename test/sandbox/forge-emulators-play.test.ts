@@ -13,6 +13,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startSandboxEnvironment, type SandboxEnvironment } from '../../src/sandbox/environment.ts';
 import type { EmulatedSandboxForge } from '../../src/sandbox/forges/emulated-forge.ts';
 import { pullRequestByHeadBranch } from '../../src/sandbox/forges/sandbox-forge.ts';
+import { SandboxContractError } from '../../src/sandbox/play.ts';
 import { playInEnvironment } from '../../src/sandbox/run.ts';
 import { loadScenarioFile } from '../../src/sandbox/scenario/load.ts';
 import { sandboxResultProblems } from '../../src/sandbox/scenario/result.ts';
@@ -117,6 +118,24 @@ for (const kind of ['github', 'gitlab'] as const) {
         JSON.stringify(result.nudges),
       );
       assert.deepEqual(violations(), []);
+    });
+
+    it('fails the run when the emulator found a request outside the official description', async () => {
+      const scenario = await load('failed-build', `contract-${kind}`);
+      await assert.rejects(
+        playInEnvironment(env, scenario, {
+          afterStep: (_step, index) => {
+            // As the emulator records one: the sandbox must not report a run it cannot vouch for.
+            if (index === 0) (violations() as string[]).push('client request: an injected finding');
+            return Promise.resolve();
+          },
+        }),
+        (error: unknown) =>
+          error instanceof SandboxContractError &&
+          error.violations.length === 1 &&
+          error.message.includes('an injected finding'),
+      );
+      (violations() as string[]).length = 0;
     });
 
     it("plays an operator whose operand's PR is closed: the bundle's nudge PR is closed too", async () => {

@@ -87,8 +87,6 @@ interface EmulatorHandle {
 export interface EmulatedSandboxForge extends SandboxForge {
   /** The manager's configured forge hosts: the emulator's. */
   readonly managerHosts: ReadonlyMap<string, HostedForge>;
-  /** What the emulator found outside the official descriptions; empty when nudger kept to them. */
-  readonly contractViolations: readonly string[];
 }
 
 export async function startEmulatedForge(kind: EmulatedForgeKind, directory: string): Promise<EmulatedSandboxForge> {

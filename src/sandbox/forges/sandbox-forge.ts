@@ -34,6 +34,11 @@ export interface OpenPullRequestInput {
 export interface SandboxForge {
   readonly kind: ScenarioForge;
   readonly pacRules: PacRules;
+  /**
+   * What the forge found outside its official API description so far, in order (an emulator
+   * checks every request and answer, N37); always empty for the local forge.
+   */
+  readonly contractViolations: readonly string[];
   /** The repository's URL, for a Component's `spec.source.git.url` and PaC's `repo-url`. */
   repositoryUrl(owner: string, name: string): string;
   /** A new repository whose `branch` holds `files` in one commit. */
@@ -88,6 +93,7 @@ export async function pullRequestByNumber(
 export class LocalSandboxForge implements SandboxForge {
   readonly kind = 'local';
   readonly pacRules = 'github';
+  readonly contractViolations: readonly string[] = [];
   readonly forge: LocalForge;
 
   constructor(forge: LocalForge) {
