@@ -344,6 +344,16 @@ export function decideStackUpdate(input: StackUpdateInput): StackUpdateDecision 
   }
   const name = stackUpdateBuildName(app.namespace, app.name, latestImage);
   const existing = builds.find((b) => b.name === name);
+  // Switched to this image's droplet once, and set back since: left as the human chose, also
+  // when Korifi's build cleanup has deleted that droplet meanwhile.
+  if (app.lastSwitchedTo === name && from !== name) {
+    return ignore('reverted', reasons, repairs, {
+      type: 'Normal',
+      reason: STACK_UPDATE_EVENT_REASONS.revertedByUser,
+      message: `App ${app.name} runs droplet ${from} again after nudger switched it to ${name} (image ${latestImage}); the stack update is not applied again`,
+      fact: ['stack-update-reverted', name, from],
+    });
+  }
   if (existing !== undefined && from !== name) {
     if (!isOurBuild(existing)) {
       return ignore('name-taken', reasons, repairs, {
@@ -351,14 +361,6 @@ export function decideStackUpdate(input: StackUpdateInput): StackUpdateDecision 
         reason: STACK_UPDATE_EVENT_REASONS.nameTaken,
         message: `CFBuild ${name}, the name of the droplet for ${latestImage}, exists and was not made by nudger; the stack update of app ${app.name} waits`,
         fact: ['stack-update-name-taken', name],
-      });
-    }
-    if (app.lastSwitchedTo === name) {
-      return ignore('reverted', reasons, repairs, {
-        type: 'Normal',
-        reason: STACK_UPDATE_EVENT_REASONS.revertedByUser,
-        message: `App ${app.name} runs droplet ${from} again after nudger switched it to ${name} (image ${latestImage}); the stack update is not applied again`,
-        fact: ['stack-update-reverted', name, from],
       });
     }
     // Rolled out halfway before a crash: finish it, whatever the reasons now say (write-ahead).

@@ -3,7 +3,7 @@
 // changes a simulated controller decides from what it reads (sometimes a stale cache) and carries
 // out the intents in order against an API server that refuses a second create of a name and a
 // switch whose compare-and-swap fails, and may die after any atomic step. A human may set the old
-// droplet again. The next decision starts from whatever the cluster then holds.
+// droplet again or stage the app anew; Korifi's build cleanup may delete old CFBuilds. The next decision starts from whatever the cluster then holds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -50,6 +50,13 @@ interface Pass {
   readonly stale: boolean;
   /** Before deciding, a human sets the droplet the app ran before nudger's switch. */
   readonly revert: boolean;
+  /**
+   * Before deciding, Korifi's build cleanup deletes every CFBuild but the current droplet and the
+   * newest one (its retention at its smallest).
+   */
+  readonly cleanup: boolean;
+  /** Before deciding, a human stages the app again without setting the droplet (`cf stage`). */
+  readonly stage: boolean;
 }
 
 interface Scenario {
@@ -71,6 +78,8 @@ const SCENARIO: fc.Arbitrary<Scenario> = fc.record({
       crashAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null, freq: 2 }),
       stale: fc.constantFrom(false, false, false, true),
       revert: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
+      cleanup: fc.constantFrom(false, false, false, false, true),
+      stage: fc.constantFrom(false, false, false, false, true),
     }),
     { minLength: 40, maxLength: 40 },
   ),
@@ -86,8 +95,14 @@ interface World {
   cluster: Cluster;
   /** What the previous pass read: a stale cache serves it. */
   previous: Cluster;
-  /** Every successful create, in order: the droplet image each announced. */
-  readonly creates: { readonly name: string; readonly image: string }[];
+  /**
+   * Every successful create, in order: the droplet image each announced. A create again of a
+   * CFBuild Korifi's cleanup deleted (it was not switched to yet, and newer builds came) is
+   * `again`: the API server holds at most one CFBuild per image at any time.
+   */
+  readonly creates: { readonly name: string; readonly image: string; readonly again: boolean }[];
+  /** Names Korifi's cleanup deleted. */
+  readonly cleanedUp: Set<string>;
   /** Images kpack produced by a stack-only rebuild. */
   readonly stackOnlyImages: Set<string>;
   /** Our droplets a human switched away from. */
@@ -117,7 +132,8 @@ function apply(world: World, read: Cluster, intent: StackUpdateIntent): boolean 
       ) as {
         registry: { image: string };
       };
-      world.creates.push({ name: intent.build.metadata.name, image: announced.registry.image });
+      const again = world.cleanedUp.delete(intent.build.metadata.name);
+      world.creates.push({ name: intent.build.metadata.name, image: announced.registry.image, again });
       return true;
     }
     case 'writeBuildStatus': {
@@ -161,6 +177,19 @@ function pass(world: World, p: Pass, crash: boolean): void {
       world.cluster.app = { ...a, currentDropletRef: from, resourceVersion: a.resourceVersion + 1 };
     }
   }
+  if (p.stage) {
+    const staged = cfBuild(`staged-${String(world.passIndex)}`, imageRef(1000 + world.passIndex));
+    world.cluster.builds.set(staged.name, staged);
+  }
+  if (p.cleanup) {
+    const names = [...world.cluster.builds.keys()];
+    const newest = names.at(-1);
+    for (const name of names) {
+      if (name === newest || name === world.cluster.app.currentDropletRef) continue;
+      world.cluster.builds.delete(name);
+      world.cleanedUp.add(name);
+    }
+  }
   const read = p.stale ? world.previous : world.cluster;
   world.previous = snapshot(world.cluster);
   const decision = decideStackUpdate({
@@ -188,13 +217,21 @@ function run(s: Scenario): World {
     cluster: initial,
     previous: snapshot(initial),
     creates: [],
+    cleanedUp: new Set(),
     stackOnlyImages: new Set(),
     reverted: new Set(),
     lastRevert: -1,
     passIndex: 0,
   };
   let next = 0;
-  const nextPass = (): Pass => s.passes[next++ % s.passes.length] ?? { crashAfter: null, stale: false, revert: false };
+  const nextPass = (): Pass =>
+    s.passes[next++ % s.passes.length] ?? {
+      crashAfter: null,
+      stale: false,
+      revert: false,
+      cleanup: false,
+      stage: false,
+    };
   let latest = imageRef(1);
   s.rebuilds.forEach((rebuild, i) => {
     const build = i + 2;
@@ -211,7 +248,8 @@ function run(s: Scenario): World {
     for (let k = 0; k < rebuild.passes; k += 1) pass(world, nextPass(), true);
   });
   // Quiet: the caches catch up, nothing crashes, nobody reverts.
-  for (let k = 0; k < 3; k += 1) pass(world, { crashAfter: null, stale: false, revert: false }, false);
+  for (let k = 0; k < 3; k += 1)
+    pass(world, { crashAfter: null, stale: false, revert: false, cleanup: false, stage: false }, false);
   return world;
 }
 
@@ -221,7 +259,7 @@ describe('stack update under crashes, stale caches and human reverts', () => {
       fc.property(SCENARIO, (s) => {
         const world = run(s);
         // Exactly once: no image rolled out twice (each create also has its own name).
-        const images = world.creates.map((c) => c.image);
+        const images = world.creates.filter((c) => !c.again).map((c) => c.image);
         assert.equal(new Set(images).size, images.length, `an image rolled out twice: ${images.join(' ')}`);
         // Only stack-only rebuilds are rolled out.
         for (const created of images) assert.ok(world.stackOnlyImages.has(created), `${created} was not stack-only`);
@@ -250,7 +288,7 @@ describe('stack update under crashes, stale caches and human reverts', () => {
     for (let crashAfter = 0; crashAfter <= 3; crashAfter += 1) {
       const world = run({
         rebuilds: [{ reason: 'STACK', fails: false, passes: 1 }],
-        passes: [{ crashAfter, stale: false, revert: false }],
+        passes: [{ crashAfter, stale: false, revert: false, cleanup: false, stage: false }],
       });
       assert.equal(world.creates.length, 1, `crash after ${String(crashAfter)}`);
       assert.equal(world.cluster.app.currentDropletRef, world.creates[0]?.name);

@@ -251,6 +251,12 @@ describe('stack update: exactly once, step by step', () => {
     assert.equal(again.event?.reason, 'StackUpdateReverted');
   });
 
+  it("switched back by a human, then the droplet deleted by Korifi's build cleanup: still not rolled out again", () => {
+    const again = decideStackUpdate({ ...input, app: app('droplet-1', name), builds: [OLD] });
+    assert.equal(again.outcome.kind === 'ignore' && again.outcome.why, 'reverted');
+    assert.deepEqual(again.intents, []);
+  });
+
   it('a later stack update of our droplet chains: a new droplet from ours', () => {
     const next = decideStackUpdate({
       image: image({ latestImage: imageRef(3), build: 3 }),
