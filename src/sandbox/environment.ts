@@ -6,8 +6,6 @@
 // `gitlab` the scenario's repositories are on that emulator instead (docs/decisions.md N37): the
 // manager reaches it as a configured forge host with the token from the tenant's SCM Secret, its
 // executors built by the manager itself, as on a cluster.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalForge } from '../adapters/forges/local/local-forge.ts';
 import { LocalForgeResolver } from '../adapters/forges/local/local-resolver.ts';
@@ -17,17 +15,13 @@ import { RenovateExecutor } from '../controllers/dispatch/renovate/renovate-exec
 import type { DispatchPolicy } from '../domain/nudge/dispatch-policy.ts';
 import { startManager, type RunningManager } from '../manager/manager.ts';
 import type { Logger } from '../runtime/logger.ts';
-import {
-  generateServingCert,
-  SANDBOX_CRDS,
-  startControlPlane,
-  type ControlPlane,
-} from './control-plane/control-plane.ts';
+import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from './control-plane/control-plane.ts';
 import { IntegrationStandIn } from './integration.ts';
 import { KonfluxStandIn } from './konflux.ts';
 import { PacStandIn } from './pac.ts';
 import { LocalForgeRenovateAccess } from './renovate-access.ts';
 import { TektonStandIn } from './tekton.ts';
+import { loopbackManagerOptions, startScratch, writeWebhookCert } from './scratch.ts';
 import { registerWebhooks } from './webhooks.ts';
 import { startEmulatedForge } from './forges/emulated-forge.ts';
 import { LocalSandboxForge, type SandboxForge } from './forges/sandbox-forge.ts';
@@ -87,11 +81,7 @@ export const SANDBOX_PRE_MERGE_POLL_MS = 1000;
 export async function startSandboxEnvironment(options: SandboxEnvironmentOptions): Promise<SandboxEnvironment> {
   const { logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  const directory = await mkdtemp(join(tmpdir(), 'nudger-sandbox-'));
-  const closers: (() => Promise<void>)[] = [() => rm(directory, { recursive: true, force: true })];
-  const close = async (): Promise<void> => {
-    for (const closer of closers.splice(0).reverse()) await closer().catch(() => undefined);
-  };
+  const { directory, closers, close } = await startScratch('nudger-sandbox-');
   try {
     const controlPlane = await startControlPlane({
       crds: SANDBOX_CRDS,
@@ -105,11 +95,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     });
     const forge = new LocalForge({ root: join(directory, 'forge') });
 
-    const cert = generateServingCert();
-    const certDir = join(directory, 'webhook-certs');
-    await mkdir(certDir, { recursive: true });
-    await writeFile(join(certDir, 'tls.crt'), cert.certPem);
-    await writeFile(join(certDir, 'tls.key'), cert.keyPem);
+    const { certDir, cert } = await writeWebhookCert(directory);
 
     const kind = options.forge ?? 'local';
     const emulated = kind === 'local' ? undefined : await startEmulatedForge(kind, directory);
@@ -128,15 +114,7 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
     const launch = async (): Promise<RunningManager> =>
       startManager({
         kubeConfig: controlPlane.kubeConfig,
-        leaderElect: false,
-        leaderElectionNamespace: 'default',
-        leaderElectionId: 'nudger-sandbox',
-        webhookHost: '127.0.0.1',
-        webhookPort: manager?.webhookPort ?? 0,
-        webhookCertDir: certDir,
-        healthHost: '127.0.0.1',
-        healthPort: 0,
-        metricsPort: 0,
+        ...loopbackManagerOptions('nudger-sandbox', certDir, manager?.webhookPort ?? 0),
         logger,
         changeGroups,
         dispatch: {

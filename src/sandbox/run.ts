@@ -3,6 +3,7 @@
 // and nudger's dispatcher firing through the direct executor), one result.
 import type { Logger } from '../runtime/logger.ts';
 import { startSandboxEnvironment, type SandboxEnvironment } from './environment.ts';
+import { runKorifiSandbox } from './korifi/play.ts';
 import { ScenarioPlayer, type PlayOptions } from './play.ts';
 import { withoutChangeGroups } from './scenario/objects.ts';
 import type { SandboxResult } from './scenario/result.ts';
@@ -85,6 +86,8 @@ export async function compareInEnvironment(
 }
 
 export async function runSandbox(options: SandboxRunOptions): Promise<SandboxResult> {
+  // CF apps on Korifi: an environment of their own (korifi/environment.ts, N44).
+  if (options.scenario.korifi !== undefined) return runKorifiSandbox(options);
   const env = await startSandboxEnvironment({
     logger: options.logger,
     forge: options.scenario.forge,

@@ -16,6 +16,13 @@ export const NAMESPACES: ResourceRef = {
   namespaced: false,
 };
 export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+export const SERVICE_ACCOUNTS: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+};
 export const CORE_EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceRef = {
   group: 'coordination.k8s.io',

@@ -13,6 +13,16 @@ import { KUBERNETES_SCHEMA_EXTENSIONS } from '../../schema/common.ts';
 import { article, closestName, formatFieldPath, pathOf, type FieldPath } from '../../domain/schema-validation.ts';
 import { TIMEOUT_PATTERN } from '../../domain/changegroup/duration.ts';
 import { ScenarioError } from './errors.ts';
+import {
+  CF_APP_NAME_PATTERN,
+  isKorifiDocument,
+  KORIFI_ID_PATTERN,
+  KORIFI_STEP_SCHEMAS,
+  KORIFI_STEP_VERBS,
+  KorifiScenarioDocument,
+  korifiReferenceProblems,
+  resolveKorifi,
+} from './korifi.ts';
 import { referenceProblems, type ScenarioProblem } from './references.ts';
 import {
   DEFAULT_GIT_REVISION,
@@ -53,9 +63,21 @@ export function checkScenarioDocument(value: unknown, origin: string): Scenario 
 }
 
 function checked(doc: SourceDocument): Scenario {
+  if (isKorifiDocument(doc.value)) return checkedKorifi(doc);
   const problem = schemaProblem(doc.value) ?? referenceProblems(doc.value as ScenarioDocument)[0];
   if (problem !== undefined) throw errorAt(doc, problem);
   return resolveDefaults(doc.value as ScenarioDocument);
+}
+
+/** A scenario with `korifi:` (scenario/korifi.ts): CF apps only, no Konflux parts. */
+function checkedKorifi(doc: SourceDocument): Scenario {
+  const value = doc.value as KorifiScenarioDocument;
+  const problem = korifiSchemaProblem(doc.value) ?? korifiReferenceProblems(value)[0];
+  if (problem !== undefined) throw errorAt(doc, problem);
+  return {
+    ...resolveDefaults({ namespace: value.namespace, components: [] }),
+    korifi: resolveKorifi(value),
+  };
 }
 
 /** The document's defaults made explicit, so no consumer has to know them. */
@@ -129,6 +151,8 @@ interface Validators {
   readonly document: ValidateFunction;
   readonly steps: Readonly<Record<StepVerb, ValidateFunction>>;
   readonly nudgeEntry: ValidateFunction;
+  readonly korifi: ValidateFunction;
+  readonly korifiSteps: Readonly<Record<string, ValidateFunction>>;
 }
 
 let compiled: Validators | undefined;
@@ -143,6 +167,8 @@ function validators(): Validators {
     document: ajv.compile(ScenarioDocument),
     steps: steps as Record<StepVerb, ValidateFunction>,
     nudgeEntry: ajv.compile(ScenarioNudgeEntry),
+    korifi: ajv.compile(KorifiScenarioDocument),
+    korifiSteps: Object.fromEntries(KORIFI_STEP_VERBS.map((verb) => [verb, ajv.compile(KORIFI_STEP_SCHEMAS[verb])])),
   };
   return compiled;
 }
@@ -179,6 +205,24 @@ function schemaProblem(value: unknown): LocatedProblem | undefined {
   return { path: [], message: 'does not match the scenario schema' };
 }
 
+function korifiSchemaProblem(value: unknown): LocatedProblem | undefined {
+  const { korifi, korifiSteps } = validators();
+  const candidate: unknown = value;
+  if (korifi(candidate)) return undefined;
+  for (const error of korifi.errors ?? []) {
+    const path = pathOf(error.instancePath, value);
+    if (path[0] === 'steps' && typeof path[1] === 'number' && isRecord(value) && Array.isArray(value.steps)) {
+      const problem = stepProblem(value.steps[path[1]], ['steps', path[1]], KORIFI_STEP_VERBS, korifiSteps);
+      if (problem !== undefined) return problem;
+      continue;
+    }
+    if (error.keyword === 'anyOf') continue;
+    return toProblem(error, path);
+  }
+  /* node:coverage ignore next */
+  return { path: [], message: 'does not match the Korifi scenario schema' };
+}
+
 /** The `components[i].nudges[k]` item `path` is in or under, if it is in one. */
 function nudgeItemAt(value: unknown, path: FieldPath): { value: unknown; path: FieldPath } | undefined {
   const [top, index, field, k] = path;
@@ -209,21 +253,28 @@ function nudgeItemProblem(item: unknown, path: FieldPath): LocatedProblem | unde
   return toProblem(error, [...path, ...pathOf(error.instancePath, item)]);
 }
 
-function stepProblem(step: unknown, path: FieldPath): LocatedProblem | undefined {
-  const expected = `must be a mapping with one of ${STEP_VERBS.join(', ')}`;
+function stepProblem(
+  step: unknown,
+  path: FieldPath,
+  allVerbs: readonly string[] = STEP_VERBS,
+  stepValidators: Readonly<Record<string, ValidateFunction>> = validators().steps,
+): LocatedProblem | undefined {
+  const expected = `must be a mapping with one of ${allVerbs.join(', ')}`;
   if (!isRecord(step)) return { path, message: expected };
-  const verbs = STEP_VERBS.filter((verb) => Object.hasOwn(step, verb));
+  const verbs = allVerbs.filter((verb) => Object.hasOwn(step, verb));
   const [verb, other] = verbs;
   if (verb === undefined) {
     const key = Object.keys(step)[0];
-    const suggestion = key === undefined ? undefined : closestName(key, STEP_VERBS);
+    const suggestion = key === undefined ? undefined : closestName(key, allVerbs);
     return suggestion === undefined || key === undefined
       ? { path, message: expected }
       : { path: [...path, key], message: `unknown step; did you mean \`${suggestion}\`?` };
   }
   if (other !== undefined)
     return { path: [...path, other], message: `a step does one thing: it has both ${verb} and ${other}` };
-  const validate = validators().steps[verb];
+  const validate = stepValidators[verb];
+  /* node:coverage ignore next */
+  if (validate === undefined) return undefined;
   if (validate(step)) return undefined;
   const error = validate.errors?.[0];
   /* node:coverage ignore next */
@@ -238,6 +289,8 @@ const PATTERN_MEANINGS: Readonly<Record<string, string>> = {
   [TIMEOUT_PATTERN]: 'must be a duration such as 30s, 2m or 1h30m',
   [GIT_REVISION_PATTERN]: 'must be a branch name',
   [PATH_GLOB_PATTERN]: 'must be a glob without `"`, `\\` or line breaks (it is quoted into CEL)',
+  [CF_APP_NAME_PATTERN]: 'must be a CF app name: letters, digits, `_` and `-`',
+  [KORIFI_ID_PATTERN]: 'must be an id without blanks, e.g. paketo-buildpacks/nodejs or io.buildpacks.stacks.jammy',
 };
 
 function toProblem(error: ErrorObject, path: FieldPath): LocatedProblem {

@@ -8,6 +8,7 @@ import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
 import { compareStrings } from '../../domain/compare.ts';
 import { DISPATCH_EXECUTORS } from '../../domain/nudge/dispatch-intents.ts';
+import { KorifiResult, korifiResultLines } from './korifi-result.ts';
 
 export const PULL_REQUEST_STATES = ['open', 'closed', 'merged'] as const;
 export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
@@ -146,6 +147,8 @@ export const SandboxResult = Type.Object(
     /** nudger's dispatch of each build, from its done-marker; [] with nudgedBy: build-service. */
     nudges: Type.Array(NudgeResult),
     comparison: Type.Optional(ComparisonResult),
+    /** A Korifi scenario's apps, builders and Events (korifi-result.ts); absent otherwise. */
+    korifi: Type.Optional(KorifiResult),
   },
   { additionalProperties: false },
 );
@@ -165,6 +168,7 @@ export function sandboxResultProblems(value: unknown): string[] {
 
 /** The human summary: per ChangeGroup its state and pull request, then builds, then the comparison. */
 export function renderResultText(result: SandboxResult): string {
+  if (result.korifi !== undefined) return `${korifiResultLines(result.korifi).join('\n')}\n`;
   const lines: string[] = [];
   for (const group of result.changeGroups) lines.push(...changeGroupLines(group), '');
   if (result.changeGroups.length === 0) lines.push('No ChangeGroups.', '');

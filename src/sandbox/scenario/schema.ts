@@ -8,6 +8,7 @@ import { TIMEOUT_MAX_LENGTH, TIMEOUT_PATTERN } from '../../domain/changegroup/du
 import { ComponentName, StringEnum } from '../../schema/common.ts';
 import { IMAGE_DIGEST_PATTERN } from '../../schema/changegroup.ts';
 import { NUDGE_MODES } from '../../schema/nudgeconfig.ts';
+import type { KorifiScenario } from './korifi.ts';
 
 /**
  * An image repository without tag or digest, as `spec.containerImage` holds it: an optional
@@ -337,6 +338,8 @@ export interface Scenario {
   /** The NudgeConfig opts into pre-merge nudges (D11). */
   readonly preMerge: boolean;
   readonly forge: ScenarioForge;
+  /** A Korifi scenario (scenario/korifi.ts): CF apps in the space `namespace`, no components. */
+  readonly korifi?: KorifiScenario;
 }
 
 export interface ResolvedComponent {

@@ -11,7 +11,7 @@
 import type { Credentials } from '../../../adapters/credentials/credentials.ts';
 import type { ObjectClient } from '../../../adapters/kubernetes/client.ts';
 import { KubeApiError, isAlreadyExists, isNotFound } from '../../../adapters/kubernetes/errors.ts';
-import { CONFIG_MAPS, PIPELINE_RUNS, SECRETS } from '../../../adapters/kubernetes/resources.ts';
+import { CONFIG_MAPS, PIPELINE_RUNS, SECRETS, SERVICE_ACCOUNTS } from '../../../adapters/kubernetes/resources.ts';
 import type { KubeObject, ResourceRef } from '../../../adapters/kubernetes/types.ts';
 import { gitSourceOf } from '../../../cluster/nudged-repository.ts';
 import type { ClusterComponent } from '../../../schema/component.ts';
@@ -51,14 +51,6 @@ import { BUILD_LINK_IGNORED, quotedBuildLink } from '../build-link.ts';
 import type { BatchNudgeRequest, ExecutorNotice, FireOutcome, NudgeExecutor, NudgeRequest } from '../executor.ts';
 import { NameTakenError, classifyFailure } from './failures.ts';
 import type { RenovateForgeAccess, RenovateForgeAccessResolver } from './forge-access.ts';
-
-const SERVICE_ACCOUNTS: ResourceRef = {
-  group: '',
-  version: 'v1',
-  plural: 'serviceaccounts',
-  kind: 'ServiceAccount',
-  namespaced: true,
-};
 
 /** The Events the executor asks for; the direct executor tells the same fact with the same reason. */
 export const RENOVATE_NOTICE_REASONS = { buildLinkIgnored: BUILD_LINK_IGNORED } as const;
