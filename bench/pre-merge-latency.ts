@@ -8,10 +8,10 @@
 //   node bench/pre-merge-latency.ts [--quick]            # the same, alone
 // (Node 24; KUBEBUILDER_ASSETS from scripts/provision-control-plane.sh, docs/control-plane.md.)
 //
-// WHICH PATH IS MEASURED ON WHICH FORGE. Two parts:
+// WHICH PATH IS MEASURED ON WHICH FORGE. Two parts, both end to end through the manager:
 //
-// 1. End to end, local forge only: one sandbox (real kube-apiserver and etcd, the manager in process
-//    with its dispatcher and pre-merge reconciler, the local forge with real git). Two namespaces,
+// 1. The local forge: one sandbox (real kube-apiserver and etcd, the manager in process with its
+//    dispatcher and pre-merge reconciler, the local forge with real git). Two namespaces,
 //    each `operand` → `bundle` (a generated Dockerfile pins the operand): `preMerge: true`, where one
 //    triggering PR from branch `feature-1234` is opened and then pushed to N times (each push a new
 //    pull-request build, played by the sandbox's own pull-request steps); and the baseline, where
@@ -24,38 +24,18 @@
 //    each trigger's state on every reconcile and polls it every `dispatch.preMergePollMs`; the
 //    manager's default is 60 s, the sandbox's 1 s, and this benchmark sets PRE_MERGE_POLL_MS.
 //
-// 2. Executor level, all three forges side by side: the `direct` executor's firePreMerge, from the
-//    call to the nudge branch's ref moving in the forge's bare repository (the PR's head carries
-//    the digest: part 1's t1) and to its ok outcome (the PR's text, draft state and labels updated
-//    too), for one open trigger whose digest changes each sample, on the local forge, the GitHub emulator
-//    (src/sandbox/forges/github-emulator/, the provider the manager's registry builds, real git over
-//    smart HTTP) and the GitLab emulator (src/sandbox/forges/gitlab-emulator/, likewise). After the last
-//    sample each forge's nudge branch is checked to hold the last digest.
-//
-// Why not the end-to-end path on the emulators: the sandbox plays `forge: local` only (the
-// scenario parser refuses `github` and `gitlab`), its environment hands the manager a
-// LocalForgeResolver, and the player, the pull-request steps and the Pipelines-as-Code stand-in
-// create repositories and PRs on the local forge; pointing all of that at an emulator (a
-// HostedForgeResolver with SCM Secrets, repositories and human PRs on the emulator, its URLs in
-// the Components and builds) is a change of the sandbox, not of a benchmark. What the manager adds
-// before the executor is forge-independent but for one getPullRequest per trigger (the trigger
-// reader), which part 1 measures on the local forge.
+// 2. The GitHub and GitLab emulators (bench/pre-merge-emulators.ts): the same two lanes per forge
+//    against a manager that reaches each emulator as a configured forge host with the token from
+//    the namespace's SCM Secret, as in a cluster; t1 is when the nudge branch's ref in the
+//    emulator's bare repository first holds the digest (the PR's head, which both read from git).
 //
 // The issue gives no target for this figure; the dispatch target (issue 10: p99 <= 1 s, build
 // succeeded → PR updated) is printed as the reference.
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Credentials } from '../src/adapters/credentials/credentials.ts';
-import { LocalForge } from '../src/adapters/forges/local/local-forge.ts';
-import { LocalForgeResolver } from '../src/adapters/forges/local/local-resolver.ts';
-import { FORGE_REGISTRY } from '../src/adapters/forges/registry.ts';
-import type { ForgeResolver } from '../src/adapters/forges/resolver.ts';
-import { parseRepositoryUrl, type RepositoryRef } from '../src/adapters/forges/repository-url.ts';
-import { localGitRun } from '../src/adapters/git/plumbing.ts';
+import type { RepositoryRef } from '../src/adapters/forges/repository-url.ts';
 import { GitWorkspaces } from '../src/adapters/git/workspace.ts';
-import { DirectNudgeExecutor } from '../src/controllers/dispatch/direct/direct-executor.ts';
 import { preMergeBranch } from '../src/domain/nudge/pre-merge-text.ts';
 import { nudgeBranch } from '../src/domain/nudge/pull-request-text.ts';
 import type { SandboxEnvironment } from '../src/sandbox/environment.ts';
@@ -64,16 +44,6 @@ import { ScenarioPlayer } from '../src/sandbox/play.ts';
 import { PullRequestSteps } from '../src/sandbox/pull-request-steps.ts';
 import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
 import type { Scenario } from '../src/sandbox/scenario/schema.ts';
-import { BATCH_FILES } from '../test/controllers/dispatch-direct-batch-fixture.ts';
-import { digestOf } from '../test/controllers/dispatch-direct-fixture.ts';
-import {
-  PRE_MERGE_BRANCH,
-  preMergeRequest,
-  type Trigger,
-} from '../test/controllers/dispatch-direct-pre-merge-fixture.ts';
-import { startGitHubEmulator } from '../src/sandbox/forges/github-emulator/emulator.ts';
-import { startGitLabEmulator } from '../src/sandbox/forges/gitlab-emulator/emulator.ts';
-import { removeTempDirs, tempDir } from '../test/adapters/git/helpers.ts';
 import {
   fileAt,
   pullRequestCarries,
@@ -81,14 +51,13 @@ import {
   withDispatchSandbox,
   type MarkerWatch,
 } from './dispatch-common.ts';
+import { emulatorsEndToEnd } from './pre-merge-emulators.ts';
 import { ms, summarizeMs, verdict } from './stats.ts';
 
 const NUDGING = 'operand';
 const TARGET = 'bundle';
 const GROUP = 'feature-1234';
 const FORGE_POLL_MS = 5;
-/** Part 2 reads a loose ref file: cheaper than the event log, so polled more often. */
-const REF_POLL_MS = 2;
 /** The Tekton and PaC stand-ins' poll, as in dispatch-latency. */
 const STAND_IN_POLL_MS = 25;
 /** `dispatch.preMergePollMs` for this run: the manager's default is 60 s, the sandbox's 1 s. */
@@ -98,7 +67,6 @@ const TIMESTAMP_RESOLUTION_MS = 1100;
 const SAMPLE_TIMEOUT_MS = 120_000;
 /** Issue 10's dispatch target, the reference here. */
 const REFERENCE_P99_MS = 1000;
-const EMULATOR_TOKEN = 'bench-token-pre-merge-latency-0123456789';
 
 export interface PreMergeLatencyOptions {
   readonly samples: number;
@@ -114,15 +82,6 @@ export interface Observation {
 /** The time of the first observation whose text holds `needle`; undefined when none does. */
 export function firstSeenWith(observations: readonly Observation[], needle: string): number | undefined {
   return observations.find((observation) => observation.text.includes(needle))?.at;
-}
-
-/**
- * The sample's digest character (digestOf repeats it 64 times): never `0`, the fixture's base
- * digest (a trigger pinning it would change nothing and close the PR), and never the previous one.
- */
-export function digestCharOf(sample: number): string {
-  const chars = '123456789abcdef';
-  return chars[sample % chars.length] ?? '1';
 }
 
 // ---- Part 1: end to end on the local forge --------------------------------------------------
@@ -314,163 +273,12 @@ async function endToEnd(options: PreMergeLatencyOptions): Promise<string[]> {
   );
 }
 
-// ---- Part 2: the direct executor's firePreMerge on three forges --------------------------------
-
-interface ForgeLane {
-  readonly name: 'local' | 'github' | 'gitlab';
-  readonly executor: DirectNudgeExecutor;
-  /** The nudged repository `acme/bundle`. */
-  readonly url: string;
-  /** The bare repository, to check the last digest. */
-  readonly gitDir: string;
-  /** Per sample: the call → the nudge branch's ref moved (the PR's head carries the digest). */
-  readonly pushed: number[];
-  /** Per sample: the call → the ok outcome (the PR's text, draft state and labels updated too). */
-  readonly latencies: number[];
-  readonly close: () => Promise<void>;
-  failure?: string;
-}
-
-/**
- * Reads the loose ref of the nudge branch in `gitDir` (every forge here keeps its bare
- * repositories on this disk) every REF_POLL_MS until stopped; the first time it differs from what
- * it was at the start is when the push landed.
- */
-async function refMovedAt(gitDir: string, done: { stopped: boolean }): Promise<number | undefined> {
-  const path = join(gitDir, 'refs', 'heads', PRE_MERGE_BRANCH);
-  const read = (): Promise<string> => readFile(path, 'utf8').catch(() => '');
-  const before = await read();
-  while (!done.stopped) {
-    const now = await read();
-    if (now !== '' && now !== before) return performance.now();
-    await sleep(REF_POLL_MS);
-  }
-  return undefined;
-}
-
-function executorOver(resolver: ForgeResolver, prefix: string): DirectNudgeExecutor {
-  return new DirectNudgeExecutor({
-    resolver,
-    workspaces: new GitWorkspaces({ cacheDir: join(tempDir(prefix), 'cache') }),
-  });
-}
-
-function hostedResolver(kind: 'github' | 'gitlab', apiUrl: string, gitBaseUrl: string): ForgeResolver {
-  return {
-    resolve: (gitUrl) =>
-      Promise.resolve({
-        repo: parseRepositoryUrl(gitUrl),
-        provider: FORGE_REGISTRY[kind].create({
-          apiUrl,
-          gitBaseUrl,
-          credentials: new Credentials({ token: EMULATOR_TOKEN }),
-        }),
-      }),
-  };
-}
-
-/** A lane over `resolver`, whose `acme/bundle` is at `url` and, as a bare repository, at `gitDir`. */
-function forgeLane(
-  name: ForgeLane['name'],
-  resolver: ForgeResolver,
-  where: { url: string; gitDir: string },
-  close: () => Promise<void>,
-): ForgeLane {
-  return { name, executor: executorOver(resolver, `bench-pmlat-${name}`), ...where, pushed: [], latencies: [], close };
-}
-
-async function forgeLanes(): Promise<ForgeLane[]> {
-  const local = new LocalForge({ root: join(tempDir('bench-pmlat-local-forge'), 'forge') });
-  const repo = await local.createRepository('acme', 'bundle', BATCH_FILES);
-  const github = await startGitHubEmulator({ token: EMULATOR_TOKEN });
-  await github.createRepository('acme', 'bundle', BATCH_FILES, 'main', { autoMergeAllowed: true });
-  const gitlab = await startGitLabEmulator({ token: EMULATOR_TOKEN });
-  await gitlab.createRepository('acme', 'bundle', BATCH_FILES);
-  const hosted = (emulator: { gitBaseUrl: string; projectRoot: string }) => ({
-    url: `${emulator.gitBaseUrl}/acme/bundle`,
-    gitDir: `${emulator.projectRoot}/acme/bundle.git`,
-  });
-  return [
-    forgeLane(
-      'local',
-      new LocalForgeResolver(local),
-      { url: local.repositoryUrl('acme', 'bundle'), gitDir: local.gitDirectory(repo) },
-      () => Promise.resolve(),
-    ),
-    forgeLane('github', hostedResolver('github', github.apiUrl, github.gitBaseUrl), hosted(github), () =>
-      github.close(),
-    ),
-    forgeLane('gitlab', hostedResolver('gitlab', gitlab.apiUrl, gitlab.gitBaseUrl), hosted(gitlab), () =>
-      gitlab.close(),
-    ),
-  ];
-}
-
-/** One open trigger, operand-a's PR #12, built again for sample `i`: a new digest and a newer build. */
-function triggerOf(i: number): Trigger {
-  const createdAt = new Date(Date.UTC(2026, 0, 1, 10, 0, i)).toISOString().replace('.000Z', 'Z');
-  return { component: 'operand-a', number: 12, state: 'open', digest: digestCharOf(i), createdAt };
-}
-
-async function executorLevel(options: PreMergeLatencyOptions): Promise<string[]> {
-  const lanes = await forgeLanes();
-  try {
-    const rounds = options.warmup + options.samples;
-    for (let round = 0; round < rounds; round += 1) {
-      for (const lane of lanes) {
-        if (lane.failure !== undefined) continue;
-        const request = preMergeRequest(lane.url, [triggerOf(round)]);
-        const done = { stopped: false };
-        const moved = refMovedAt(lane.gitDir, done);
-        const t0 = performance.now();
-        const outcome = await lane.executor.firePreMerge(request);
-        const t1 = performance.now();
-        done.stopped = true;
-        const pushedAt = await moved;
-        if (!outcome.result.ok) lane.failure = `${outcome.result.reason}: ${outcome.result.message}`;
-        else if (pushedAt === undefined) lane.failure = `the ref of ${PRE_MERGE_BRANCH} did not move`;
-        else if (round >= options.warmup) {
-          lane.pushed.push(pushedAt - t0);
-          lane.latencies.push(t1 - t0);
-        }
-      }
-    }
-    const last = digestOf(digestCharOf(rounds - 1));
-    const lines = [
-      `2. executor level, three forges side by side: the direct executor's firePreMerge, from the call to the nudge branch's ref moving in the forge's bare repository (polled every ${String(REF_POLL_MS)} ms), and to its ok outcome; nudge PR ${PRE_MERGE_BRANCH}, ` +
-        `one open trigger whose digest changes each sample; ${String(options.samples)} samples per forge after ${String(options.warmup)} warm-up, forges alternating ` +
-        `(emulators over 127.0.0.1 with real git over smart HTTP; the manager's part before the executor is in figure 1, local forge only):`,
-    ];
-    for (const lane of lanes) {
-      const name = lane.name.padEnd(6);
-      if (lane.failure !== undefined) {
-        lines.push(`  ${name}: no figure, a fire failed: ${lane.failure}`);
-        continue;
-      }
-      const csv = await localGitRun(lane.gitDir)('show', ['show', `${PRE_MERGE_BRANCH}:manifests/csv.yaml`]).catch(
-        () => '',
-      );
-      const p = summarizeMs(lane.pushed);
-      const s = summarizeMs(lane.latencies);
-      lines.push(
-        `  ${name}: branch pushed (PR head carries the digest) p50 ${ms(p.p50)}, p99 ${ms(p.p99)}, max ${ms(p.max)}; ` +
-          `whole fire (PR text, draft, labels too) p50 ${ms(s.p50)}, p99 ${ms(s.p99)} (n=${String(s.n)})` +
-          (csv.includes(last) ? '' : ` — CHECK FAILED: ${PRE_MERGE_BRANCH} does not hold the last digest`),
-      );
-    }
-    return lines;
-  } finally {
-    for (const lane of lanes) await lane.close().catch(() => undefined);
-    removeTempDirs();
-  }
-}
-
 export async function benchPreMergeLatency(options: PreMergeLatencyOptions): Promise<string> {
   const lines = [
-    `triggering PR build succeeded → pre-merge nudge PR updated (docs/decisions.md D11, N34, N35); ` +
-      `end to end on the local forge only, executor level on local, GitHub emulator and GitLab emulator (the sandbox plays forge: local only; see the file header):`,
+    `triggering PR build succeeded → pre-merge nudge PR updated (docs/decisions.md D11, N34, N35), ` +
+      `end to end through the manager on the local forge, the GitHub emulator and the GitLab emulator, each beside its immediate-nudge baseline:`,
     ...(await endToEnd(options)),
-    ...(await executorLevel(options)),
+    ...(await emulatorsEndToEnd({ ...options, preMergePollMs: PRE_MERGE_POLL_MS })),
   ];
   return lines.join('\n');
 }
