@@ -33,6 +33,8 @@ const EXPECTED_PERMISSIONS: Record<string, string[]> = {
   'kpack.io/builds': ['get', 'list', 'patch', 'watch'],
   'kpack.io/builders': ['create', 'get', 'list', 'patch', 'update', 'watch'],
   'kpack.io/clusterbuilders': ['get', 'list', 'watch'],
+  'core/serviceaccounts': ['get'],
+  'core/secrets': ['get'],
 };
 
 function strings(value: unknown): string[] {

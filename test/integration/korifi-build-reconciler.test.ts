@@ -13,15 +13,25 @@ import {
   KPACK_BUILDS,
   KPACK_IMAGES,
 } from '../../src/adapters/kubernetes/korifi-resources.ts';
-import { CORE_EVENTS } from '../../src/adapters/kubernetes/resources.ts';
+import { CORE_EVENTS, SECRETS, SERVICE_ACCOUNTS } from '../../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../../src/adapters/kubernetes/types.ts';
 import { korifiBuildController } from '../../src/controllers/korifi/build-workload-controller.ts';
 import { EventRecorder } from '../../src/runtime/events.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createRegistry } from '../../src/runtime/metrics.ts';
 import { SharedInformers } from '../../src/runtime/shared-informers.ts';
-import { installDefaultClusterBuilder, KpackStandIn, type KpackObject } from '../../src/sandbox/korifi/kpack.ts';
-import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
+import {
+  installDefaultClusterBuilder,
+  KpackStandIn,
+  registryPush,
+  type KpackObject,
+} from '../../src/sandbox/korifi/kpack.ts';
+import {
+  startTestRegistry,
+  TEST_REGISTRY_PASSWORD,
+  TEST_REGISTRY_USER,
+  type TestRegistry,
+} from '../support/registry.ts';
 import { startKorifiControlPlane, type KorifiControlPlane } from './korifi-control-plane.ts';
 import { startTestManager } from './manager-fixture.ts';
 import { eventually } from './wait.ts';
@@ -49,6 +59,8 @@ const conditionOf = (object: Obj | undefined, type: string): Condition | undefin
 describe('Korifi build reconciler (real control plane, real registry)', () => {
   let plane: KorifiControlPlane;
   let registry: TestRegistry;
+  /** A second registry that wants the space's credentials (HTTP Basic). */
+  let privateRegistry: TestRegistry;
   let kpack: KpackStandIn;
   const stopping = new AbortController();
   let running: Promise<unknown>;
@@ -56,7 +68,11 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
   let spaceCount = 0;
 
   before(async () => {
-    [plane, registry] = await Promise.all([startKorifiControlPlane(), startTestRegistry()]);
+    [plane, registry, privateRegistry] = await Promise.all([
+      startKorifiControlPlane(),
+      startTestRegistry(),
+      startTestRegistry({ basicAuth: true }),
+    ]);
     client = plane.client;
     const logger = createLogger({ level: 'warn' });
     const metrics = createRegistry();
@@ -75,6 +91,8 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     await installDefaultClusterBuilder(client, { buildpacks: STORE });
     kpack = new KpackStandIn({
       client,
+      // kpack pushes with its own credentials: the private registry's, anonymous elsewhere.
+      push: registryPush({ credentials: privateRegistry.credentialsLookup }),
       launch: () => ({ processes: [{ type: 'web', command: 'node', args: ['server.js'] }], ports: [8080] }),
     });
     kpack.start(100, () => undefined);
@@ -84,7 +102,7 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     await kpack.stop();
     stopping.abort();
     await running.catch(() => undefined);
-    await Promise.all([plane.stop(), registry.stop()]);
+    await Promise.all([plane.stop(), registry.stop(), privateRegistry.stop()]);
   });
 
   async function space(): Promise<string> {
@@ -315,18 +333,45 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     assert.equal((await buildersOf(ns)).length, 1);
   });
 
-  it('runs in nudger manager with --controllers=korifi and its builder name', async () => {
+  it('runs in nudger manager with --controllers=korifi, reading a private registry as the space allows', async () => {
     const manager = await startTestManager(plane.plane.kubeConfig, {
       overrides: {
         controllerGroups: ['korifi'],
-        korifi: { builderName: 'nudger-kpack-manager', repositoryPrefix: `${registry.host}/cf/` },
+        korifi: { builderName: 'nudger-kpack-manager', repositoryPrefix: `${privateRegistry.host}/cf/` },
       },
     });
     try {
       const ns = await space();
+      // As Korifi sets a space up: kpack-service-account with the registry's Secret.
+      const auth = Buffer.from(`${TEST_REGISTRY_USER}:${TEST_REGISTRY_PASSWORD}`).toString('base64');
+      await client.create(SECRETS, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'image-registry-credentials', namespace: ns },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: {
+          '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { [privateRegistry.host]: { auth } } })).toString(
+            'base64',
+          ),
+        },
+      });
+      await client.create(SERVICE_ACCOUNTS, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'kpack-service-account', namespace: ns },
+        secrets: [{ name: 'image-registry-credentials' }],
+        imagePullSecrets: [{ name: 'image-registry-credentials' }],
+      });
       await createApp(ns, 'app-managed', ['paketo-buildpacks/go']);
       await stage(ns, 'app-managed', 'build-managed-1', ['paketo-buildpacks/go'], 'nudger-kpack-manager');
-      await succeededDroplet(ns, 'build-managed-1');
+      const droplet = await succeededDroplet(ns, 'build-managed-1');
+      assert.deepEqual(droplet.registry, {
+        image: (droplet.registry as { image: string }).image,
+        imagePullSecrets: [{ name: 'image-registry-credentials' }],
+      });
+      assert.ok(
+        (droplet.registry as { image: string }).image.startsWith(`${privateRegistry.host}/cf/app-managed-droplets@`),
+      );
       assert.deepEqual(
         (await buildersOf(ns)).map((b) => b.metadata?.labels),
         [{ [APP_LABEL]: 'app-managed' }],

@@ -115,7 +115,7 @@ export function korifiBuildControllerWith(extras: BuildControllerExtras = {}): C
           builds: builds.store,
           builders: builders.store,
           clusterBuilders: clusterBuilders.store,
-          droplets: extras.droplets ?? registryDropletReader(extras.registry),
+          droplets: extras.droplets ?? registryDropletReader(client, extras.registry),
           events,
         }),
         concurrency: options.workers ?? 4,

@@ -128,6 +128,8 @@ export interface DropletImageConfig {
   readonly image: string;
   readonly processTypes: readonly ProcessType[];
   readonly ports: readonly number[];
+  /** The space's kpack service account's image pull secrets, found while reading (Korifi's droplet has them). */
+  readonly imagePullSecrets?: readonly LocalObjectReference[];
 }
 
 export interface BuildWorkloadInput {
@@ -471,15 +473,19 @@ function afterImage(input: BuildWorkloadInput, generation: string): Outcome {
     droplet: {
       registry: {
         image: latestImage,
-        ...(input.imagePullSecrets === undefined || input.imagePullSecrets.length === 0
-          ? {}
-          : { imagePullSecrets: input.imagePullSecrets }),
+        ...pullSecrets(config.imagePullSecrets ?? input.imagePullSecrets),
       },
       stack: build.status?.stack?.id ?? '',
       processTypes: config.processTypes,
       ports: config.ports,
     },
   };
+}
+
+function pullSecrets(secrets: readonly LocalObjectReference[] | undefined): {
+  imagePullSecrets?: readonly LocalObjectReference[];
+} {
+  return secrets === undefined || secrets.length === 0 ? {} : { imagePullSecrets: secrets };
 }
 
 /** The workload's Image generation label, when the reconciler has written the Image for it. */
