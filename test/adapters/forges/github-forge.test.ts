@@ -122,6 +122,16 @@ describe('GitHubForge against the GitHub emulator', () => {
     assert.match(list?.path ?? '', /state=all/);
   });
 
+  it('the emulator’s handle shows an open PR’s head as its branch is now, after a force-push', async () => {
+    const first = await fixture.push('image: a\n', undefined);
+    await createDraft();
+    assert.equal(fixture.emulator.pullRequests('acme', 'bundle')[0]?.headSha, first);
+    const second = await fixture.push('image: b\n', first);
+    assert.notEqual(second, first);
+    assert.equal((await fixture.forge.getPullRequest(fixture.repo, 1)).headSha, second);
+    assert.equal(fixture.emulator.pullRequests('acme', 'bundle')[0]?.headSha, second, 'as the API says');
+  });
+
   it('lists the PR commits pushed over authenticated smart HTTP, oldest first', async () => {
     const { forge, repo, push, emulator } = fixture;
     const bot = await push('image: a\n', undefined);

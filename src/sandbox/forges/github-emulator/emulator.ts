@@ -368,8 +368,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
       return parseRepositoryUrl(`${web}/${owner}/${name}`);
     },
     branchHead: (owner, name, branch) => requireRepository(owner, name).git.branchHead(branch),
-    pullRequests: (owner, name) =>
-      requireRepository(owner, name).pulls.map((pull) => ({
+    pullRequests: (owner, name) => {
+      const repo = requireRepository(owner, name);
+      return repo.pulls.map((pull) => ({
         number: pull.number,
         nodeId: pull.nodeId,
         title: pull.title,
@@ -379,14 +380,16 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
         merged: pull.merged,
         mergedAt: pull.mergedAt,
         headRef: pull.headRef,
-        headSha: pull.headSha,
+        // An open PR's head is its branch now, as the API answers it: a push tells the record nothing.
+        headSha: pull.state === 'open' ? (repo.git.branchHeadNow(pull.headRef) ?? pull.headSha) : pull.headSha,
         baseRef: pull.baseRef,
         mergeCommitSha: pull.mergeCommitSha,
         author: pull.author,
         labels: [...pull.labels],
         autoMerge: pull.autoMerge,
         comments: pull.comments.map((comment) => comment.body),
-      })),
+      }));
+    },
     mergePullRequest: (owner, name, number) =>
       serialized(async () => {
         const { repo, pull } = requirePull(owner, name, number);
