@@ -128,13 +128,14 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     build: string,
     buildpacks: string[],
     builderName = 'nudger-kpack',
+    pkg = `package-${build}`,
   ): Promise<void> {
     await client.create(CF_BUILDS, {
       apiVersion: 'korifi.cloudfoundry.org/v1alpha1',
       kind: 'CFBuild',
       metadata: { name: build, namespace, labels: { [APP_LABEL]: app } },
       spec: {
-        packageRef: { name: `package-${build}` },
+        packageRef: { name: pkg },
         appRef: { name: app },
         stagingMemoryMB: 1024,
         stagingDiskMB: 1024,
@@ -149,7 +150,7 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
         buildRef: { name: build },
         builderName,
         buildpacks,
-        source: { registry: { image: `${registry.host}/cf/packages/package-${build}`, imagePullSecrets: [] } },
+        source: { registry: { image: `${registry.host}/cf/packages/${pkg}`, imagePullSecrets: [] } },
       },
     });
   }
@@ -249,6 +250,28 @@ describe('Korifi build reconciler (real control plane, real registry)', () => {
     assert.deepEqual(buildBuilder?.spec?.order, [{ group: [{ id: 'paketo-buildpacks/nodejs' }] }]);
     const image = await imageOf(ns, 'app-mixed');
     assert.equal((image.spec?.builder as { name: string }).name, buildBuilder.metadata?.name);
+  });
+
+  it('the same package on another builder with the same buildpack: nudger asks kpack for the build', async () => {
+    const ns = await space();
+    await createApp(ns, 'app-same', []);
+    // The default ClusterBuilder; the stand-in detects its first group, nodejs.
+    await stage(ns, 'app-same', 'build-same-1', [], 'nudger-kpack', 'package-same');
+    await succeededDroplet(ns, 'build-same-1');
+    // A restage of the same package with the build's own [nodejs]: only spec.builder changes, and
+    // kpack counts no change for that (kpack#1198: same source, same buildpack, same run image).
+    await stage(ns, 'app-same', 'build-same-2', ['paketo-buildpacks/nodejs'], 'nudger-kpack', 'package-same');
+    await succeededDroplet(ns, 'build-same-2');
+    const builds = [...(await client.list<Obj>(KPACK_BUILDS, { namespace: ns })).items].sort(
+      (x, y) =>
+        Number(x.metadata?.labels?.['image.kpack.io/buildNumber']) -
+        Number(y.metadata?.labels?.['image.kpack.io/buildNumber']),
+    );
+    assert.deepEqual(
+      builds.map((build) => build.metadata?.annotations?.['image.kpack.io/reason']),
+      ['CONFIG', 'TRIGGER'],
+    );
+    assert.equal(builds[0]?.metadata?.annotations?.['image.kpack.io/additionalBuildNeeded'], 'true');
   });
 
   it('a buildpack the store lacks: InvalidBuildpacks naming it, no Builder', async () => {
