@@ -1,0 +1,642 @@
+// Issue 14, "Scale": one manager as Konflux runs it (docs/decisions.md N45). On the real control
+// plane: N namespaces × C Components, a NudgeConfig in each (C-1 operands nudging one bundle); an
+// active ChangeGroup on the bundle of the first G namespaces; P PipelineRuns present (old push
+// builds, finished before the NudgeConfigs, so nudged by no one: N25); one namespace nudged by
+// build-service (no NudgeConfig) whose builds create nudge PipelineRuns, the PipelineRun webhook's
+// traffic besides nudger's own held-nudge records. Then a burst of B succeeded builds of random
+// operands, 16 recorded at a time.
+//
+// The manager runs as a child process (bench/child-manager.ts), so its RSS is its own. Figures:
+// RSS at rest and at peak, time to ready after a restart (every replica informer synced), nudges
+// and ChangeGroup writes per second during the burst, the PipelineRun webhook's latency during the
+// burst (its own histogram: 5 ms is a bucket bound, so "p99 <= 5 ms" is read exactly as "at least
+// 99 % of requests in the <= 5 ms bucket"), API requests per nudge (counted in the child), and the
+// webhook's saturated throughput under Debian's wrk (scripts/provision-wrk.sh) against a bare
+// node:https server that only parses the body, each in its own process, wrk in a third.
+//
+// Full size (issue 14): `npm run bench -- --only scale` (the defaults are the issue's sizes, with
+// ChangeGroups in a tenth of the namespaces; a long run, not part of `npm run bench`). `node bench/scale.ts --namespaces 20
+// --pipeline-runs 200 --burst 100` is a small run.
+import { execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:https';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import type { LocalForge } from '../src/adapters/forges/local/local-forge.ts';
+import { PIPELINE_RUNS } from '../src/adapters/kubernetes/resources.ts';
+import type { KubeObject } from '../src/adapters/kubernetes/types.ts';
+import { mapWithConcurrency } from '../src/domain/concurrency.ts';
+import { nudgeBranch } from '../src/domain/nudge/pull-request-text.ts';
+import { KonfluxStandIn, type RecordedBuild } from '../src/sandbox/konflux.ts';
+import { ScenarioPlayer } from '../src/sandbox/play.ts';
+import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
+import { PIPELINERUN_MUTATING_PATH } from '../src/webhooks/paths.ts';
+import {
+  metricSamples,
+  processMemory,
+  startChildManagerEnvironment,
+  type ChildManager,
+  type ChildStats,
+  type ChildManagerEnvironment,
+} from './child-manager.ts';
+import { fileAt, MarkerWatch, seconds, type MarkerHistory } from './dispatch-common.ts';
+import { seededRandom } from './generate.ts';
+
+export interface ScaleOptions {
+  readonly namespaces: number;
+  readonly components: number;
+  readonly changeGroups: number;
+  readonly pipelineRuns: number;
+  readonly burst: number;
+  /** Seconds of wrk per server (after a 2 s warm-up each). */
+  readonly wrkSeconds: number;
+}
+
+/** Issue 14's sizes. */
+export const FULL_SCALE: ScaleOptions = {
+  namespaces: 1000,
+  components: 30,
+  changeGroups: 100,
+  pipelineRuns: 20_000,
+  burst: 2000,
+  wrkSeconds: 10,
+};
+
+const BUNDLE = 'bundle';
+const LEGACY_NAMESPACE = 'bench-scale-legacy';
+const SETUPS_IN_FLIGHT = 6;
+const CREATES_IN_FLIGHT = 32;
+const BUILDS_IN_FLIGHT = 16;
+const LEGACY_BUILDS_PER_SECOND = 10;
+const SETTLE_TIMEOUT_MS = 60 * 60_000;
+const REST_RSS_TARGET_MIB = 300;
+const WEBHOOK_P99_TARGET_MS = 5;
+const MiB = 2 ** 20;
+
+function namespaceName(index: number): string {
+  return `bench-scale-${String(index).padStart(4, '0')}`;
+}
+
+function operand(index: number): string {
+  return `op-${String(index).padStart(2, '0')}`;
+}
+
+async function setUpNamespace(env: ChildManagerEnvironment, index: number, options: ScaleOptions): Promise<void> {
+  const operands = Array.from({ length: options.components - 1 }, (_, i) => operand(i));
+  const scenario = checkScenarioDocument(
+    {
+      namespace: namespaceName(index),
+      nudgedBy: 'nudger',
+      executor: 'direct',
+      components: [
+        ...operands.map((name) => ({ name, image: `quay.io/bench/${name}`, nudges: [BUNDLE] })),
+        { name: BUNDLE, image: 'quay.io/bench/bundle' },
+      ],
+      ...(index < options.changeGroups ? { changeGroups: [{ name: 'bundle-update', nudgedComponent: BUNDLE }] } : {}),
+    },
+    'scale benchmark',
+  );
+  await new ScenarioPlayer(env.env, scenario, { settleTimeoutMs: 600_000 }).setUp();
+}
+
+/** A namespace without NudgeConfig: build-service nudges, so each build makes a nudge PipelineRun. */
+async function setUpLegacyNamespace(env: ChildManagerEnvironment): Promise<void> {
+  const scenario = checkScenarioDocument(
+    {
+      namespace: LEGACY_NAMESPACE,
+      nudgedBy: 'build-service',
+      components: [
+        { name: 'legacy-op', image: 'quay.io/bench/legacy-op', nudges: ['legacy-bundle'] },
+        { name: 'legacy-bundle', image: 'quay.io/bench/legacy-bundle' },
+      ],
+    },
+    'scale benchmark',
+  );
+  await new ScenarioPlayer(env.env, scenario).setUp();
+}
+
+/** The child's RSS sampled every `intervalMs` until stop(): the peak, in bytes. */
+class ChildRssSampler {
+  #peak = 0;
+  readonly #timer: NodeJS.Timeout;
+  constructor(pid: number, intervalMs: number) {
+    this.#timer = setInterval(() => {
+      void processMemory(pid).then((m) => (this.#peak = Math.max(this.#peak, m.rss)));
+    }, intervalMs);
+  }
+  stop(): number {
+    clearInterval(this.#timer);
+    return this.#peak;
+  }
+}
+
+interface HistogramReading {
+  readonly buckets: ReadonlyMap<number, number>;
+  readonly count: number;
+}
+
+function webhookHistogram(metrics: string, path: string): HistogramReading {
+  const buckets = new Map<number, number>();
+  for (const sample of metricSamples(metrics, 'controller_runtime_webhook_latency_seconds_bucket')) {
+    if (!sample.labels.includes(`webhook="${path}"`)) continue;
+    const le = /le="([^"]+)"/.exec(sample.labels)?.[1] ?? '+Inf';
+    buckets.set(le === '+Inf' ? Infinity : Number(le), sample.value);
+  }
+  return { buckets, count: buckets.get(Infinity) ?? 0 };
+}
+
+/** The burst's share of the histogram: `after - before`; p99 as the bound of its bucket. */
+function histogramDelta(
+  before: HistogramReading,
+  after: HistogramReading,
+): { count: number; within5ms: number; p99UpperMs: number } {
+  const count = after.count - before.count;
+  const bounds = [...after.buckets.keys()].sort((a, b) => a - b);
+  const delta = (le: number): number => (after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0);
+  const p99Bound = bounds.find((le) => delta(le) >= 0.99 * count) ?? Infinity;
+  return {
+    count,
+    within5ms: count === 0 ? 1 : delta(0.005) / count,
+    p99UpperMs: p99Bound * 1000,
+  };
+}
+
+function counterSum(metrics: string, name: string, filter: (labels: string) => boolean = () => true): number {
+  return metricSamples(metrics, name)
+    .filter((sample) => filter(sample.labels))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+/** Requests between two readings, by key, watches left out. */
+function requestsBetween(before: ChildStats, after: ChildStats): Map<string, number> {
+  const delta = new Map<string, number>();
+  for (const [key, n] of Object.entries(after.requests)) {
+    const d = n - (before.requests[key] ?? 0);
+    if (d > 0 && !key.startsWith('WATCH ')) delta.set(key, d);
+  }
+  return delta;
+}
+
+interface BurstCheck {
+  readonly lost: string[];
+  readonly duplicatePullRequests: number;
+  readonly held: number;
+  readonly pullRequests: number;
+}
+
+/**
+ * Per (namespace, operand), the builds' nudges. The dispatcher fires the build it deems newest and
+ * writes `*=skipped:superseded` on the others (N20), so a group is fine when every build ends
+ * `pullRequest`, `held:` or superseded, and, outside ChangeGroup namespaces, the open PR on the
+ * operand's nudge branch carries one of the group's digests. The forge is read directly.
+ */
+export async function checkNudges(
+  forge: LocalForge,
+  markers: MarkerHistory,
+  builds: readonly RecordedBuild[],
+  target: string,
+  grouped: (namespace: string) => boolean,
+): Promise<BurstCheck> {
+  const byNamespace = Map.groupBy(builds, (build) => build.namespace);
+  const results = await mapWithConcurrency([...byNamespace], 4, async ([namespace, built]) => {
+    const repo = forge.repository(namespace, target);
+    const open = (await forge.listPullRequests(repo)).filter((pr) => pr.state === 'open');
+    const perBranch = Map.groupBy(open, (pr) => pr.headBranch);
+    const lost: string[] = [];
+    let held = 0;
+    let prs = 0;
+    for (const [component, group] of Map.groupBy(built, (build) => build.component)) {
+      const states = group.map((build) => {
+        const marker = markers.states(namespace, build.pipelineRun);
+        return marker.get(target) ?? marker.get('*') ?? 'no marker';
+      });
+      const bad = states.filter(
+        (state) => state !== 'pullRequest' && !state.startsWith('held:') && state !== 'skipped:superseded',
+      );
+      if (bad.length > 0) {
+        lost.push(`${namespace}/${component} (${bad.join(', ')})`);
+        continue;
+      }
+      if (grouped(namespace)) {
+        held += 1;
+        continue;
+      }
+      const pr = perBranch.get(nudgeBranch(target, component, false))?.[0];
+      const file = pr === undefined ? '' : await fileAt(forge, repo, pr.headSha, 'Dockerfile');
+      if (group.some((build) => file.includes(build.digest))) prs += 1;
+      else lost.push(`${namespace}/${component} (PR ${pr === undefined ? 'none' : 'without any of its digests'})`);
+    }
+    return {
+      lost,
+      duplicatePullRequests: [...perBranch.values()].filter((list) => list.length > 1).length,
+      held,
+      pullRequests: prs,
+    };
+  });
+  return {
+    lost: results.flatMap((r) => r.lost),
+    duplicatePullRequests: results.reduce((sum, r) => sum + r.duplicatePullRequests, 0),
+    held: results.reduce((sum, r) => sum + r.held, 0),
+    pullRequests: results.reduce((sum, r) => sum + r.pullRequests, 0),
+  };
+}
+
+async function awaitSettled(markers: MarkerWatch, builds: readonly RecordedBuild[]): Promise<number> {
+  const deadline = performance.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    const times = builds.map((build) => markers.settledAt(build.namespace, build.pipelineRun));
+    if (times.every((at) => at !== undefined)) return Math.max(...times);
+    if (performance.now() > deadline) {
+      throw new Error(`${String(times.filter((at) => at === undefined).length)} builds not settled`);
+    }
+    await sleep(100);
+  }
+}
+
+/** An AdmissionReview of the CREATE of `run`, as the API server sends it to the mutating webhook. */
+function admissionReviewOf(run: KubeObject): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: '3c3b1f2a-9a7e-4f57-a1c2-5b0e1d2c3f40',
+        kind: { group: 'tekton.dev', version: 'v1', kind: 'PipelineRun' },
+        resource: { group: 'tekton.dev', version: 'v1', resource: 'pipelineruns' },
+        requestKind: { group: 'tekton.dev', version: 'v1', kind: 'PipelineRun' },
+        requestResource: { group: 'tekton.dev', version: 'v1', resource: 'pipelineruns' },
+        namespace: run.metadata?.namespace,
+        operation: 'CREATE',
+        userInfo: { username: 'system:serviceaccount:build-service:controller', groups: ['system:authenticated'] },
+        object: { ...run, metadata: { ...run.metadata, resourceVersion: undefined, uid: undefined } },
+        oldObject: null,
+        dryRun: false,
+        options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+      },
+    }),
+  );
+}
+
+/** A bare node:https server that parses each body and answers a fixed allow: the reference. */
+async function serveBare(certDir: string): Promise<void> {
+  const [cert, key] = await Promise.all([
+    readFile(join(certDir, 'tls.crt'), 'utf8'),
+    readFile(join(certDir, 'tls.key'), 'utf8'),
+  ]);
+  const fixed = Buffer.from(
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'x', allowed: true },
+    }),
+  );
+  const server = createServer({ cert, key, minVersion: 'TLSv1.2' }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': fixed.length });
+      response.end(fixed);
+    });
+  });
+  server.keepAliveTimeout = 120_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.send?.((server.address() as AddressInfo).port);
+  process.on('disconnect', () => process.exit(0));
+}
+
+interface WrkFigures {
+  readonly rps: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: string;
+}
+
+async function wrk(bin: string, url: string, body: Buffer, seconds: number, scriptDir: string): Promise<WrkFigures> {
+  const script = join(scriptDir, 'wrk-post.lua');
+  const text = body.toString('utf8');
+  if (text.includes(']=====]')) throw new Error('request body cannot be quoted for wrk');
+  await writeFile(
+    script,
+    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [=====[${text}]=====]\n`,
+  );
+  const { stdout } = await promisify(execFile)(
+    bin,
+    ['-t', '2', '-c', '50', '-d', `${String(seconds)}s`, '--latency', '-s', script, url],
+    { maxBuffer: 2 ** 20 },
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
+  const unit = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
+  return {
+    rps,
+    p99Ms: Number(p99?.[1] ?? NaN) * unit,
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0),
+    errors: /Socket errors:.*/.exec(stdout)?.[0] ?? '',
+  };
+}
+
+async function provisionWrk(): Promise<string | undefined> {
+  const script = join(import.meta.dirname, '..', 'scripts', 'provision-wrk.sh');
+  try {
+    const { stdout } = await promisify(execFile)('bash', [script]);
+    return stdout.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function webhookThroughput(
+  env: ChildManagerEnvironment,
+  manager: ChildManager,
+  seconds: number,
+): Promise<{ nudger: WrkFigures; bare: WrkFigures; bodyBytes: number } | string> {
+  const bin = await provisionWrk();
+  if (bin === undefined) return 'wrk could not be provisioned (scripts/provision-wrk.sh); skipped';
+  const nudgeRuns = await env.env.client.list<KubeObject>(PIPELINE_RUNS, {
+    namespace: namespaceName(0),
+    labelSelector: 'build.appstudio.redhat.com/type=nudge',
+  });
+  const legacy = await env.env.client.list<KubeObject>(PIPELINE_RUNS, {
+    namespace: LEGACY_NAMESPACE,
+    labelSelector: 'build.appstudio.redhat.com/type=nudge',
+  });
+  // A nudge PipelineRun of a ChangeGroup namespace, so that the webhook asks its caches.
+  const sample = nudgeRuns.items[0] ?? legacy.items[0];
+  if (sample === undefined) return 'no nudge PipelineRun to replay; skipped';
+  const body = admissionReviewOf(sample);
+  const certDir = join(env.env.directory, 'webhook-certs');
+  const bare = spawn(process.execPath, [import.meta.filename, 'bare-server', certDir], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    const barePort = await new Promise<number>((resolve) =>
+      bare.once('message', (port: number) => {
+        resolve(port);
+      }),
+    );
+    const nudgerUrl = `https://127.0.0.1:${String(manager.webhookPort)}${PIPELINERUN_MUTATING_PATH}?timeout=3s`;
+    const bareUrl = `https://127.0.0.1:${String(barePort)}${PIPELINERUN_MUTATING_PATH}`;
+    await wrk(bin, nudgerUrl, body, 2, env.env.directory);
+    await wrk(bin, bareUrl, body, 2, env.env.directory);
+    const nudger = await wrk(bin, nudgerUrl, body, seconds, env.env.directory);
+    const reference = await wrk(bin, bareUrl, body, seconds, env.env.directory);
+    return { nudger, bare: reference, bodyBytes: body.length };
+  } finally {
+    bare.disconnect();
+    bare.kill();
+  }
+}
+
+function row(figure: string, value: string, target: string, verdict: string): string {
+  return `  ${figure.padEnd(58)} ${value.padEnd(30)} ${target.padEnd(14)} ${verdict}`;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / MiB).toFixed(0)} MiB`;
+}
+
+export async function benchScale(options: ScaleOptions): Promise<string> {
+  const changeGroups = Math.min(options.changeGroups, options.namespaces);
+  const sized = { ...options, changeGroups };
+  const env = await startChildManagerEnvironment({ logLevel: 'warn' });
+  try {
+    // The PaC and Tekton stand-ins are not started: nothing here needs PR builds or Renovate.
+    const setUpStart = performance.now();
+    await setUpLegacyNamespace(env);
+    await mapWithConcurrency(
+      Array.from({ length: options.namespaces }, (_, i) => i),
+      SETUPS_IN_FLIGHT,
+      (index) => setUpNamespace(env, index, sized),
+    );
+    const namespacesMs = performance.now() - setUpStart;
+    // Old push builds: finished on 2025-01-01, before any NudgeConfig here, so never nudged (N25).
+    const old = new KonfluxStandIn(env.env.client, { seed: 'bench-scale-old', now: () => new Date('2025-01-01') });
+    const random = seededRandom(14);
+    const runsStart = performance.now();
+    await mapWithConcurrency(
+      Array.from({ length: options.pipelineRuns }, (_, i) => i),
+      CREATES_IN_FLIGHT,
+      (i) =>
+        old.recordBuild({
+          namespace: namespaceName(i % options.namespaces),
+          component: operand(Math.floor(random() * (options.components - 1))),
+          nudge: false,
+        }),
+    );
+    const runsMs = performance.now() - runsStart;
+    const beforeRestart = await env.manager().memory();
+
+    const stopStart = performance.now();
+    await env.manager().stop();
+    const stopMs = performance.now() - stopStart;
+    const restartStart = performance.now();
+    const manager = await env.restartManager();
+    await manager.ready(10 * 60_000);
+    const readyMs = performance.now() - restartStart;
+    await sleep(5000);
+    const atRest = await manager.memory();
+    const restMetrics = await manager.metrics();
+    const heapAtRest = counterSum(restMetrics, 'nodejs_heap_size_used_bytes');
+
+    // The burst.
+    const markers = await MarkerWatch.start(env.env.client, (_, component) => (component === BUNDLE ? [] : [BUNDLE]));
+    const before = { metrics: restMetrics, stats: await manager.stats() };
+    const konflux = new KonfluxStandIn(env.env.client, { seed: 'bench-scale-burst' });
+    const pick = seededRandom(2000);
+    const work = Array.from({ length: options.burst }, () => ({
+      namespace: namespaceName(Math.floor(pick() * options.namespaces)),
+      component: operand(Math.floor(pick() * (options.components - 1))),
+    }));
+    const rss = new ChildRssSampler(manager.pid, 100);
+    const bursting = { on: true };
+    const legacyBuilds = (async () => {
+      let n = 0;
+      while (bursting.on) {
+        await konflux.recordBuild({ namespace: LEGACY_NAMESPACE, component: 'legacy-op' });
+        n += 1;
+        await sleep(1000 / LEGACY_BUILDS_PER_SECOND);
+      }
+      return n;
+    })();
+    const start = performance.now();
+    const builds = await mapWithConcurrency(work, BUILDS_IN_FLIGHT, (build) =>
+      konflux.recordBuild({ ...build, nudge: false }),
+    );
+    const written = performance.now();
+    const lastSettled = await awaitSettled(markers, builds);
+    bursting.on = false;
+    const legacyCount = await legacyBuilds;
+    // ChangeGroups go on writing after the last marker (collecting, pushing): a quiet second more.
+    await sleep(2000);
+    const peakRss = rss.stop();
+    const after = { metrics: await manager.metrics(), stats: await manager.stats() };
+    const afterMemory = await manager.memory();
+    await markers.stop();
+    const window = lastSettled - start;
+    const webhook = histogramDelta(
+      webhookHistogram(before.metrics, PIPELINERUN_MUTATING_PATH),
+      webhookHistogram(after.metrics, PIPELINERUN_MUTATING_PATH),
+    );
+    const nudges = counterSum(after.metrics, 'nudger_nudges_total') - counterSum(before.metrics, 'nudger_nudges_total');
+    const byKey = requestsBetween(before.stats, after.stats);
+    const requests = [...byKey.values()].reduce((sum, n) => sum + n, 0);
+    const topRequests = [...byKey]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([key, n]) => `${key} ${String(n)}`)
+      .join(', ');
+    // Writes of ChangeGroups (status and object) by the manager from the burst's start until the
+    // quiet 2 s after it: its rate is over the same window as the nudges'.
+    const cgWrites = [...byKey]
+      .filter(([key]) => !key.startsWith('GET ') && key.split(' ')[1]?.startsWith('changegroups') === true)
+      .reduce((sum, [, n]) => sum + n, 0);
+    const check = await checkNudges(
+      env.env.forge,
+      markers,
+      builds,
+      BUNDLE,
+      (namespace) => Number(namespace.slice('bench-scale-'.length)) < changeGroups,
+    );
+    const fires = [...markers.fires.values()];
+    const throughput = await webhookThroughput(env, manager, options.wrkSeconds);
+    const warnings = manager
+      .stderr()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+
+    const lines = [
+      `scale, one manager in its own process (real kube-apiserver + etcd, local forge with real git): ` +
+        `${String(options.namespaces)} namespaces × ${String(options.components)} Components with a NudgeConfig each ` +
+        `(set up in ${seconds(namespacesMs)}), ${String(changeGroups)} active ChangeGroups, ` +
+        `${options.pipelineRuns.toLocaleString('en')} PipelineRuns present (created in ${seconds(runsMs)}), ` +
+        `a burst of ${options.burst.toLocaleString('en')} succeeded builds (written ${String(BUILDS_IN_FLIGHT)} at a time in ${seconds(written - start)})` +
+        `, ${String(legacyCount)} build-service nudge PipelineRuns alongside:`,
+      row('figure', 'value', 'target', 'verdict'),
+      row(
+        'manager RSS at rest (after restart + 5 s)',
+        `${mib(atRest.rss)} (heap ${mib(heapAtRest)})`,
+        `<= ${String(REST_RSS_TARGET_MIB)} MiB`,
+        atRest.rss / MiB <= REST_RSS_TARGET_MIB ? 'meets' : 'MISSES',
+      ),
+      row('manager RSS before restart (after set-up)', mib(beforeRestart.rss), '', ''),
+      row(
+        'manager RSS peak (burst, sampled 100 ms; VmHWM since restart)',
+        `${mib(peakRss)} (HWM ${mib(afterMemory.hwm)})`,
+        '',
+        '',
+      ),
+      row(
+        'time to ready after restart (spawn → /readyz 200: informers synced)',
+        `${seconds(readyMs)} (the stop before it: ${seconds(stopMs)})`,
+        '',
+        '',
+      ),
+      row(
+        'nudges per second (first build write → last marker settled)',
+        `${(options.burst / (window / 1000)).toFixed(1)}/s (${seconds(window)})`,
+        '',
+        '',
+      ),
+      row('  nudger_nudges_total during the burst', String(nudges), '', ''),
+      row(
+        'ChangeGroup writes per second (by the manager)',
+        `${(cgWrites / (window / 1000)).toFixed(1)}/s (${String(cgWrites)})`,
+        '',
+        '',
+      ),
+      row(
+        'PipelineRun webhook latency during the burst (server side)',
+        `${(webhook.within5ms * 100).toFixed(1)} % <= 5 ms; p99 <= ${webhook.p99UpperMs.toFixed(1)} ms (n=${String(webhook.count)})`,
+        `p99 <= ${String(WEBHOOK_P99_TARGET_MS)} ms`,
+        webhook.count === 0 ? 'no requests' : webhook.within5ms >= 0.99 ? 'meets' : 'MISSES',
+      ),
+      row(
+        'API requests per nudge (manager, not watches)',
+        `${(requests / options.burst).toFixed(1)} (${String(requests)} / ${String(options.burst)} builds)`,
+        '',
+        '',
+      ),
+      row('  most requested', topRequests, '', ''),
+    ];
+    if (typeof throughput === 'string')
+      lines.push(row('webhook saturated throughput (wrk)', throughput, '>= 50 %', ''));
+    else {
+      const ratio = throughput.nudger.rps / throughput.bare.rps;
+      lines.push(
+        row(
+          `webhook saturated throughput, wrk 2 threads × 50 conns, ${String(options.wrkSeconds)} s`,
+          `${throughput.nudger.rps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)} % of bare`,
+          '>= 50 % of bare',
+          ratio >= 0.5 ? 'meets' : 'MISSES',
+        ),
+        row(
+          `  baseline: bare node:https + JSON.parse (${String(throughput.bodyBytes)} B body)`,
+          `${throughput.bare.rps.toFixed(0)} req/s, p99 ${throughput.bare.p99Ms.toFixed(1)} ms`,
+          '',
+          '',
+        ),
+        row(
+          '  nudger PipelineRun webhook',
+          `p99 ${throughput.nudger.p99Ms.toFixed(1)} ms, non-2xx ${String(throughput.nudger.non2xx)} ${throughput.nudger.errors}`,
+          '',
+          '',
+        ),
+      );
+    }
+    lines.push(
+      `  checks (must be 0): nudges lost ${String(check.lost.length)}` +
+        (check.lost.length === 0 ? '' : ` (${check.lost.slice(0, 3).join('; ')}…)`) +
+        `; duplicate open PRs per branch ${String(check.duplicatePullRequests)}; ` +
+        `fires per key > 1 ${String(fires.filter((n) => n > 1).length)}; unreadable markers ${String(markers.unreadable.size)}` +
+        ` (operands built: ${String(check.pullRequests)} with their PR, ${String(check.held)} held by a ChangeGroup)`,
+      `  manager warnings and errors logged: ${String(warnings.length)}` +
+        (warnings[0] === undefined ? '' : ` (first: ${warnings[0].slice(0, 300)})`),
+    );
+    return lines.join('\n');
+  } finally {
+    await env.close();
+  }
+}
+
+/** The size flags (`--namespaces` …), each defaulting to FULL_SCALE's. */
+export const SCALE_FLAGS = {
+  namespaces: { type: 'string' },
+  components: { type: 'string' },
+  changegroups: { type: 'string' },
+  'pipeline-runs': { type: 'string' },
+  burst: { type: 'string' },
+  'wrk-seconds': { type: 'string' },
+} as const;
+
+export function scaleOptionsFrom(values: Partial<Record<keyof typeof SCALE_FLAGS, string | undefined>>): ScaleOptions {
+  const number = (flag: keyof typeof SCALE_FLAGS, fallback: number, min: number): number => {
+    const text = values[flag];
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${flag}: "${text}" is not an integer >= ${String(min)}`);
+    return n;
+  };
+  return {
+    namespaces: number('namespaces', FULL_SCALE.namespaces, 1),
+    components: number('components', FULL_SCALE.components, 2),
+    // Issue 14's proportion (100 in 1,000 namespaces) unless given: a small run keeps most
+    // namespaces on direct PRs.
+    changeGroups: number('changegroups', Math.ceil(number('namespaces', FULL_SCALE.namespaces, 1) / 10), 0),
+    pipelineRuns: number('pipeline-runs', FULL_SCALE.pipelineRuns, 0),
+    burst: number('burst', FULL_SCALE.burst, 1),
+    wrkSeconds: number('wrk-seconds', FULL_SCALE.wrkSeconds, 1),
+  };
+}
+
+if (import.meta.main) {
+  if (process.argv[2] === 'bare-server' && process.argv[3] !== undefined) await serveBare(process.argv[3]);
+  else {
+    const { values } = parseArgs({ options: SCALE_FLAGS });
+    console.log(await benchScale(scaleOptionsFrom(values)));
+  }
+}
