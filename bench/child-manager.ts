@@ -161,7 +161,16 @@ export async function startChildManager(config: ChildConfig): Promise<ChildManag
   // would say more about the host than about nudger.
   const child: ChildProcess = spawn(
     process.execPath,
-    [`--max-heap-size=${String(HEAP_LIMIT_MIB)}`, import.meta.filename, 'child', JSON.stringify(config)],
+    [
+      `--max-heap-size=${String(HEAP_LIMIT_MIB)}`,
+      // NUDGER_BENCH_CPU_PROF=<dir>: a V8 CPU profile of each manager process, for the top cost.
+      ...(process.env.NUDGER_BENCH_CPU_PROF === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${process.env.NUDGER_BENCH_CPU_PROF}`]),
+      import.meta.filename,
+      'child',
+      JSON.stringify(config),
+    ],
     {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       env: { ...process.env, NUDGER_MEMORY_LIMIT_BYTES: String(MEMORY_LIMIT_BYTES) },
