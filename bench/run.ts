@@ -5,7 +5,7 @@
 // or the part before its first `-` (`dispatch` runs dispatch-latency and dispatch-burst).
 // `--quick` makes the dispatch benchmarks smaller (10 latency samples, a 200-build burst) and the
 // validated ones too (a day of 10 operands instead of 30; 10 latency samples), and pre-merge-latency
-// (10 samples after 2 warm-up).
+// (10 samples after 2 warm-up), and korifi-stack-update (100 apps in 10 spaces instead of 500 in 50).
 // `scale` runs only when named: `--only scale [--namespaces 1000 --components 30 --changegroups 100
 // --pipeline-runs 20000 --burst 2000 --wrk-seconds 10]` (those are its defaults, issue 14's sizes).
 import { spawnSync } from 'node:child_process';
@@ -32,6 +32,7 @@ import { benchCliMemory, formatCliMemory } from './cli-memory.ts';
 import { benchDispatchBurst } from './dispatch-burst.ts';
 import { benchDispatchLatency } from './dispatch-latency.ts';
 import { benchInformerMemory, formatInformerMemory } from './informer-memory.ts';
+import { benchKorifiStackUpdate } from './korifi-stack-update.ts';
 import { benchPreMergeLatency } from './pre-merge-latency.ts';
 import { benchPrUpdate } from './pr-update.ts';
 import { benchScale, SCALE_FLAGS, scaleOptionsFrom } from './scale.ts';
@@ -225,6 +226,10 @@ const BENCHMARKS: readonly (readonly [name: string, run: () => unknown])[] = [
   [
     'pre-merge-latency',
     () => print(benchPreMergeLatency(quick ? { samples: 10, warmup: 2 } : { samples: 30, warmup: 5 })),
+  ],
+  [
+    'korifi-stack-update',
+    () => print(benchKorifiStackUpdate(quick ? { spaces: 10, appsPerSpace: 10 } : { spaces: 50, appsPerSpace: 10 })),
   ],
   // Issue 14's scale run takes long at full size: only with `--only scale` (sizes: bench/scale.ts).
   ['scale', () => print(benchScale(scaleOptionsFrom(flags)))],
