@@ -484,6 +484,31 @@ describe('stack updates on the control plane', () => {
     }
   });
 
+  it("a droplet Korifi's build cleanup deleted before the switch is not switched to; it is made again and switched to", async () => {
+    const space = await cluster.createSpace('cleaned-a');
+    const app = await seedApp(space, 'cleaned-before-switch', 'nudger');
+    // Korifi's cleanup (maxRetainedBuildsPerApp) deletes our staged CFBuild the moment before the
+    // switch, while the propagator's cache still holds it: the app must not name a droplet that is
+    // gone (N42; the switch reads its target from the server).
+    let armed = true;
+    const propagator = startPropagator(async (intent) => {
+      if (!armed || intent.kind !== 'switchDroplet') return;
+      armed = false;
+      await client.delete(CF_BUILDS, app.space, intent.to);
+    });
+    try {
+      const image = await kpackBuild(app, 'STACK');
+      await waitForDroplet(app, image);
+      assert.equal(armed, false, 'the cleanup ran before the first switch');
+      const created = await ourBuilds(app);
+      assert.equal(created.length, 1, 'one CFBuild for the image, made again');
+      assert.equal((await appOf(app)).spec?.currentDropletRef?.name, created[0]?.metadata?.name);
+      assert.equal(created[0]?.status?.state, 'STAGED');
+    } finally {
+      await propagator.stop();
+    }
+  });
+
   it("an app whose Image Korifi's kpack-image-builder made (named after the app, owned by its BuildWorkload) still gets stack updates", async () => {
     const space = await cluster.createSpace('korifi-made');
     const app = await seedApp(space, 'korifi-made-app', 'korifi');

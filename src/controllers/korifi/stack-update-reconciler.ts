@@ -2,7 +2,8 @@
 // Image, its latest Build, the app and the app's CFBuilds from the informer caches, ask the pure
 // decision (src/domain/korifi/stack-update.ts) and carry out its intents in order: create the new
 // droplet's CFBuild, write its status (status subresource), switch the app's currentDropletRef.
-// No GET: every read is a cache read, so a stack update costs three writes and one Event per app.
+// Every read is a cache read but one: before the switch, the target CFBuild is read from the API
+// server (see #carryOut), so a stack update costs three writes, one GET and one Event per app.
 // Each step's failure stops the reconcile; the next decision, from the caches, finds the steps
 // already done (the CFBuild's deterministic name and its annotations are the write-ahead record).
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
@@ -260,6 +261,26 @@ export class StackUpdateReconciler implements Reconciler {
     return (this.#options.now ?? (() => new Date()))().getTime();
   }
 
+  /**
+   * Our CFBuild `name` as the API server holds it (not the cache) is there and staged. When it is
+   * gone, this process's own create and status write of it are no longer awaited in the cache:
+   * the next decision creates it again at once.
+   */
+  async #stagedOnServer(namespace: string, name: string, signal: AbortSignal): Promise<boolean> {
+    let build: (CFBuild & KubeObject) | undefined;
+    try {
+      build = await this.#options.client.get<CFBuild & KubeObject>(CF_BUILDS, namespace, name, signal);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    if (build === undefined || build.metadata?.deletionTimestamp !== undefined) {
+      this.#created.delete(`${namespace}/${name}`);
+      this.#statusWritten.delete(`${namespace}/${name}`);
+      return false;
+    }
+    return build.status?.state === 'STAGED' && build.status.droplet !== undefined;
+  }
+
   /** One intent; false when the API server refused it for a reason the caches will resolve. */
   async #carryOut(namespace: string, app: CFApp, intent: StackUpdateIntent, signal: AbortSignal): Promise<boolean> {
     const { client } = this.#options;
@@ -275,6 +296,15 @@ export class StackUpdateReconciler implements Reconciler {
           this.#statusWritten.set(`${namespace}/${intent.name}`, this.#clock());
           return true;
         case 'switchDroplet': {
+          // The app's compare-and-swap (N22) covers the app only. A cache that trails the server
+          // can still hold our CFBuild after Korifi's build cleanup (maxRetainedBuildsPerApp)
+          // deleted it, as it does with a staged droplet that is not current yet once newer
+          // builds came: switched from the cache, the app would name a droplet that is gone, and
+          // no later decision finds a current droplet to roll out from (N42). So the target is
+          // read from the server first; gone, or without its status, the switch waits for the
+          // caches, and the next decision makes the droplet again. This narrows the window to the
+          // time between this GET and the patch; Kubernetes has no write guarded by two objects.
+          if (!(await this.#stagedOnServer(namespace, intent.to, signal))) return false;
           const resourceVersion = app.metadata?.resourceVersion;
           await client.patch(
             CF_APPS,

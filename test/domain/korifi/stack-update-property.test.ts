@@ -201,6 +201,13 @@ function pass(world: World, p: Pass, crash: boolean): void {
   let steps = 0;
   for (const intent of decision.intents) {
     if (crash && p.crashAfter !== null && steps >= p.crashAfter) return;
+    // The controller reads the switch's target from the API server, not the cache, and stops when
+    // it is gone or has no status (src/controllers/korifi/stack-update-reconciler.ts, N42): a stale
+    // read can still hold our staged CFBuild after Korifi's cleanup deleted it (the app's
+    // compare-and-swap covers the app only), and a switch from it left the app on a droplet that is
+    // gone. The pure decision cannot tell, its input is the stale read; this is the controller's
+    // guard, so the model carries it out as the controller does (a read: not an atomic step).
+    if (intent.kind === 'switchDroplet' && world.cluster.builds.get(intent.to)?.droplet === undefined) return;
     if (!apply(world, read, intent)) return;
     steps += 1;
   }
