@@ -4,6 +4,7 @@
 // the human side (merge, close, edit) through the returned handle and assert afterwards that
 // `contractViolations` is empty: a violation means either the client sent something GitHub would
 // reject or the emulator answered something GitHub would not.
+import { observedQueue } from '../observed-queue.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -138,22 +139,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions): Promi
   const echoed = (request: IncomingMessage): string =>
     `Upstream refused the request (Authorization: ${request.headers.authorization ?? 'none'})`;
   // API requests run one at a time, so a check-then-create (one open PR per head) cannot race.
-  let queue: Promise<unknown> = Promise.resolve();
-  const observed = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } finally {
-      await options.onChange?.().catch(() => undefined);
-    }
-  };
-  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(
-      () => observed(work),
-      () => observed(work),
-    );
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const serialized = observedQueue(options.onChange);
 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');

@@ -4,6 +4,7 @@
 // real bare repositories with token auth (any user name, the token as password, as GitLab takes
 // `oauth2:<token>`). Tests drive the human side (merge, close, retitle) through the returned
 // handle and assert afterwards that `contractViolations` is empty.
+import { observedQueue } from '../observed-queue.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -102,26 +103,8 @@ export async function startGitLabEmulator(options: GitLabEmulatorOptions): Promi
   const failing = new Map<string, 401 | 500>();
   const requests: RecordedRequest[] = [];
   const contractViolations: string[] = [];
-  let queue: Promise<unknown> = Promise.resolve();
   // API calls and the human actions run one at a time: a check-then-create cannot race.
-  const observed = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } finally {
-      await options.onChange?.().catch(() => undefined);
-    }
-  };
-  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = queue.then(
-      () => observed(work),
-      () => observed(work),
-    );
-    queue = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  };
+  const serialized = observedQueue(options.onChange);
   const echoed = (request: IncomingMessage): string =>
     `Upstream refused the request (PRIVATE-TOKEN: ${String(request.headers['private-token'] ?? 'none')}, Authorization: ${request.headers.authorization ?? 'none'})`;
 
