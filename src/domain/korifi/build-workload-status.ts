@@ -5,6 +5,7 @@
 // same answer, intents are "make it so" requests carried out idempotently, and status records only
 // what was observed, so a reconciler killed between an intent and its status write recomputes the
 // same intent, finds it done and converges.
+import { BUILD_WORKLOAD_REASONS, SUCCEEDED_CONDITION } from '../../schema/korifi.ts';
 import { mergeCondition, type StoredCondition } from '../conditions.ts';
 import {
   builderNeedsUpdate,
@@ -25,19 +26,10 @@ import {
   KPACK_SERVICE_ACCOUNT,
 } from './labels.ts';
 
-export const SUCCEEDED_CONDITION = 'Succeeded';
+// Korifi's condition and reasons, from the one schema source (src/schema/korifi.ts).
+export { BUILD_WORKLOAD_REASONS, SUCCEEDED_CONDITION };
 /** nudger's report of the chosen builder's readiness (ADR 6: readiness tracked through conditions). */
 export const BUILDER_READY_CONDITION = 'BuilderReady';
-
-/** Korifi's `Succeeded` reasons on a BuildWorkload, as its kpack-image-builder writes them. */
-export const BUILD_WORKLOAD_REASONS = {
-  running: 'BuildRunning',
-  succeeded: 'BuildSucceeded',
-  failed: 'BuildFailed',
-  builderNotReady: 'BuilderNotReady',
-  invalidBuildpacks: 'InvalidBuildpacks',
-  missedBuild: 'KpackMissedBuild',
-} as const;
 
 export const BUILDER_READY_REASONS = { ready: 'BuilderReady', notReady: 'BuilderNotReady' } as const;
 

@@ -3,6 +3,7 @@
 // default ClusterBuilder, the builder reference for the kpack Image and, for an app or build
 // lifecycle, the namespaced Builder that must exist. The same inputs always give the same answer, and
 // the Builder is named deterministically, so a reconciler killed after creating it finds it again.
+import { KPACK_API_VERSION } from '../../schema/kpack.ts';
 import { BUILDER_APP_GUID_LABEL, BUILDER_BUILD_GUID_LABEL, KPACK_SERVICE_ACCOUNT } from './labels.ts';
 
 /** `kind`, `name` (and `namespace` for a Builder), as kpack's Image and Builder specs refer to objects. */
@@ -118,7 +119,8 @@ export type BuilderChoice =
    */
   | { readonly kind: 'waitingForClusterBuilder'; readonly source: 'app' | 'build'; readonly why: string };
 
-export const KPACK_API_VERSION = 'kpack.io/v1alpha2';
+// From the one schema source (src/schema/kpack.ts).
+export { KPACK_API_VERSION };
 
 function buildpacksOf(lifecycle: CfLifecycle | undefined): readonly string[] {
   return lifecycle?.data?.buildpacks ?? [];
