@@ -12,4 +12,7 @@ export KUBEBUILDER_ASSETS
 # The Korifi tests push to and read from a real local OCI registry (docs/decisions.md N40).
 NUDGER_REGISTRY_BIN="$(bash scripts/provision-registry.sh)"
 export NUDGER_REGISTRY_BIN
+# The dashboard's browser tests drive Debian's Chromium through playwright-core (docs/decisions.md N48).
+NUDGER_CHROMIUM="$(bash scripts/provision-chromium.sh)"
+export NUDGER_CHROMIUM
 npm test
