@@ -27,3 +27,27 @@ export function parseTimeout(text: string): DurationParse {
   if (total > GO_MAX_DURATION_MS) return { ok: false, problem: `"${text}" is too long a duration` };
   return { ok: true, milliseconds: total };
 }
+
+const MINUTE_MS = 60_000;
+const HOUR_MINUTES = 60;
+const DAY_MINUTES = 24 * HOUR_MINUTES;
+
+/**
+ * An elapsed time as people read an age, in whole minutes and at most two units: `<1m`, `5m`,
+ * `1h5m`, `3d4h` (kubectl's style). The dashboard shows how long a ChangeGroup has waited with it
+ * (docs/decisions.md D14): minutes are as fine as that needs, and a coarse figure keeps the rendered
+ * view unchanged between updates, so the live view is not sent again just because a second passed.
+ * A negative time (clock skew between the API server and this process) reads as `<1m`.
+ */
+export function formatElapsed(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / MINUTE_MS);
+  if (minutes < 1) return '<1m';
+  if (minutes < HOUR_MINUTES) return `${String(minutes)}m`;
+  if (minutes < DAY_MINUTES) return twoUnits(Math.floor(minutes / HOUR_MINUTES), 'h', minutes % HOUR_MINUTES, 'm');
+  return twoUnits(Math.floor(minutes / DAY_MINUTES), 'd', Math.floor((minutes % DAY_MINUTES) / HOUR_MINUTES), 'h');
+}
+
+function twoUnits(large: number, largeUnit: string, small: number, smallUnit: string): string {
+  const first = `${String(large)}${largeUnit}`;
+  return small === 0 ? first : `${first}${String(small)}${smallUnit}`;
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseTimeout } from '../../../src/domain/changegroup/duration.ts';
+import { formatElapsed, parseTimeout } from '../../../src/domain/changegroup/duration.ts';
 
 describe('parseTimeout', () => {
   it('reads Go durations of hours, minutes and seconds', () => {
@@ -28,5 +28,25 @@ describe('parseTimeout', () => {
         );
       }),
     );
+  });
+});
+
+describe('formatElapsed', () => {
+  it('reads as an age in whole minutes, at most two units', () => {
+    const minute = 60_000;
+    const cases: readonly (readonly [number, string])[] = [
+      [-5 * minute, '<1m'],
+      [0, '<1m'],
+      [59_999, '<1m'],
+      [minute, '1m'],
+      [59 * minute + 59_999, '59m'],
+      [60 * minute, '1h'],
+      [65 * minute, '1h5m'],
+      [(23 * 60 + 59) * minute, '23h59m'],
+      [24 * 60 * minute, '1d'],
+      [(3 * 24 + 4) * 60 * minute + 59 * minute, '3d4h'],
+      [400 * 24 * 60 * minute, '400d'],
+    ];
+    for (const [ms, text] of cases) assert.equal(formatElapsed(ms), text, String(ms));
   });
 });
