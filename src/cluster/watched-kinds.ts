@@ -25,6 +25,7 @@ import { SNAPSHOT_TYPE_COMPONENT, SNAPSHOT_TYPE_LABEL } from '../domain/nudge/va
 import type { ClusterConfigMap } from '../schema/config-map.ts';
 import type { ClusterSnapshot } from '../schema/snapshot.ts';
 import { NUDGE_TYPE_LABEL, NUDGE_TYPE_VALUE, PAC_EVENT_TYPE_KEY } from '../domain/nudge-pipelinerun.ts';
+import { NAMESPACE_WIDE_RENOVATE_CONFIG_MAP } from '../domain/digest-rewrite/index.ts';
 import type { InformerRequest } from '../runtime/shared-informers.ts';
 import { decodeBuildRun } from './build-runs.ts';
 import { decodeCachedSnapshot } from './snapshots.ts';
@@ -97,6 +98,16 @@ export const CONFIG_MAPS_KIND: WatchedKind<ClusterConfigMap> = { resource: CONFI
  */
 export const NUDGE_RECORDS_SELECTOR: InformerRequest = {
   labelSelector: `${VALIDATED_RECORD_LABEL} in (${VALIDATED_RECORD_LABEL_VALUE},${PRE_MERGE_RECORD_LABEL_VALUE})`,
+};
+
+/**
+ * Each namespace's `namespace-wide-nudging-renovate-config` and no other ConfigMap (a field
+ * selector on the name, which the API server supports for every resource): the Renovate settings
+ * every nudge of a namespace reads (docs/decisions.md D6, N49), at most one object per namespace.
+ * A per-Component ConfigMap has a name of the tenant's choosing and is still read by name.
+ */
+export const NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR: InformerRequest = {
+  fieldSelector: `metadata.name=${NAMESPACE_WIDE_RENOVATE_CONFIG_MAP}`,
 };
 
 /**

@@ -1,4 +1,4 @@
-// One informer per resource (and label selector), shared by every controller and webhook that
+// One informer per resource (and label or field selector), shared by every controller and webhook that
 // asks for it, so that two controllers watching Components hold one cache and one watch, as
 // controller-runtime's shared informer factory does. A leadership term gets a child set
 // (`forTerm`): informers only leader-side controllers need (nudge PipelineRuns) live and die with
@@ -16,6 +16,8 @@ import type { WatchedKind } from './watched-kind.ts';
 export interface InformerRequest {
   /** Only objects with these labels (`key=value`), as the API server selects them. */
   readonly labelSelector?: string;
+  /** Only objects with these fields (`metadata.name=...`), as the API server selects them. */
+  readonly fieldSelector?: string;
   /**
    * The caller runs the informer itself, and `run` leaves it out: for a resource whose CRD may be
    * missing, which the caller probes first (optional-kind.ts: ReleasePlanAdmissions, Snapshots).
@@ -54,7 +56,7 @@ export class SharedInformers implements InformerSource {
 
   informer<T extends KubeObject>(kind: WatchedKind<T>, request: InformerRequest = {}): Informer<T> {
     const { group, version, plural } = kind.resource;
-    const key = `${group}/${version}/${plural}?${request.labelSelector ?? ''}`;
+    const key = `${group}/${version}/${plural}?${request.labelSelector ?? ''}&${request.fieldSelector ?? ''}`;
     const runByCaller = request.runByCaller === true;
     const existing = this.#find(key);
     if (existing !== undefined) {
@@ -71,6 +73,7 @@ export class SharedInformers implements InformerSource {
       source: new KubeListWatchSource(http, kind.resource, {
         ...(namespace === undefined ? {} : { namespace }),
         ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+        ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
       }),
       kind,
       ...(registry === undefined ? {} : { registry }),

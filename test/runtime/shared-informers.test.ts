@@ -21,6 +21,15 @@ describe('SharedInformers', () => {
     assert.equal(informers.own().length, 3);
   });
 
+  it('keeps a field-selected informer apart from the label-selected and unselected ones', () => {
+    const informers = replica();
+    const named = informers.informer(PIPELINE_RUNS_KIND, { fieldSelector: 'metadata.name=type=nudge' });
+    assert.equal(informers.informer(PIPELINE_RUNS_KIND, { fieldSelector: 'metadata.name=type=nudge' }), named);
+    assert.notEqual(informers.informer(PIPELINE_RUNS_KIND, { labelSelector: 'metadata.name=type=nudge' }), named);
+    assert.notEqual(informers.informer(PIPELINE_RUNS_KIND), named);
+    assert.equal(informers.own().length, 3);
+  });
+
   it("lets a term share the replica's informers and keep its own apart", () => {
     const informers = replica();
     const components = informers.informer(COMPONENTS_KIND);

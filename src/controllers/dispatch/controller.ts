@@ -1,15 +1,17 @@
 // The dispatcher as a module (src/runtime/controller-module.ts, docs/decisions.md N22): leader only.
 // Its caches: push build PipelineRuns (PUSH_BUILD_RUNS_SELECTOR says why a label selector on the
-// event type), Components, NudgeConfigs and ChangeGroups. Renovate ConfigMaps are read by name
-// when a nudge fires (one GET per fire, as the ChangeGroup controller reads them): a cluster-wide
-// ConfigMap informer would cache every ConfigMap of every tenant, and their keys, to save a GET
-// per pull request.
+// event type), Components, NudgeConfigs and ChangeGroups. Of the Renovate ConfigMaps, only the
+// namespace-wide ones are cached, by a field selector on their one name (at most one per
+// namespace; docs/decisions.md N49): they saved a GET per nudge. A per-Component ConfigMap is read
+// by name when a nudge fires: caching those would take a ConfigMap informer over every ConfigMap
+// of every tenant, and their keys.
 import { StoreChangeGroupSource } from '../../cluster/changegroups.ts';
 import {
   BUILD_RUNS_KIND,
   CHANGE_GROUPS_KIND,
   COMPONENTS_KIND,
   CONFIG_MAPS_KIND,
+  NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR,
   NUDGE_CONFIGS_KIND,
   NUDGE_RECORDS_SELECTOR,
   NUDGE_RUNS_SELECTOR,
@@ -109,6 +111,8 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     // The validated and pre-merge records (one ConfigMap per pair); the build dispatcher reads
     // the pre-merge ones too (which push builds a pre-merge nudge pins, N35).
     const records = informers.informer(CONFIG_MAPS_KIND, NUDGE_RECORDS_SELECTOR);
+    // The Renovate settings every fire reads (N49): each namespace's one namespace-wide ConfigMap.
+    const renovateConfigs = informers.informer(CONFIG_MAPS_KIND, NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR);
     // What both dispatch reconcilers (builds, validated pairs) read and fire with.
     const shared = {
       client,
@@ -119,6 +123,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       nudgeRuns: nudgeRuns.store,
       records: records.store,
       releasePlanAdmissions: releasePlanAdmissions.store,
+      renovateConfigs: renovateConfigs.store,
       // The instances the ChangeGroup controller and the sweeper re-dispatch held targets with.
       executors: managerExecutors(client, settings) ?? {},
       defaultExecutor: options.defaultExecutor,
@@ -136,6 +141,8 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
     });
     controller.watch(builds);
     controller.watch(nudgeRuns, { map: buildOfRecord });
+    // Read on each fire, never a reason to decide again: watched so that fires wait for its sync.
+    controller.watch(renovateConfigs, { map: () => [] });
     // Graph and D2 changes reach builds not yet settled only (a settled build is never fired
     // from again), and only spec changes, phases and the executor annotation count: a
     // Component's status moves on every build.
@@ -168,6 +175,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       changeGroups,
       nudgeRuns,
       records,
+      renovateConfigs,
     };
     const context = {
       client,
@@ -184,6 +192,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       {
         client,
         releasePlanAdmissions: shared.releasePlanAdmissions,
+        renovateConfigs: shared.renovateConfigs,
         executors: shared.executors,
         triggers: new ForgeTriggerReader(managerForgeResolver(client, settings)),
         ...(options.policy === undefined ? {} : { policy: options.policy }),

@@ -39,5 +39,6 @@ export function preMergeNudgesController(
   controller.watch(caches.records, { map: keys.always });
   controller.watch(caches.nudgeConfigs, { map: keys.always, updatePredicate: nudgeConfigChanged });
   controller.watch(caches.components, { map: keys.withNudgeConfig, updatePredicate: generationChanged });
+  if (caches.renovateConfigs !== undefined) controller.watch(caches.renovateConfigs, { map: () => [] });
   return controller;
 }

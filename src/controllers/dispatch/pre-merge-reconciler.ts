@@ -6,6 +6,7 @@
 // compare-and-swap on the record ConfigMap), and what it did after. Pre-merge nudges are never
 // held by a ChangeGroup: a ChangeGroup collects what merged, and a merged trigger's push build
 // reaches it as any push build does.
+import type { NamespaceWideConfigMaps } from '../../cluster/nudged-repository.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import { NUDGE_CONFIG_NAME } from '../../domain/model.ts';
@@ -60,6 +61,11 @@ export interface PreMergeReconcilerOptions {
   readonly pullRequestBuilds: Store<PipelineRun>;
   readonly records: Store<ClusterConfigMap>;
   readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
+  /**
+   * The namespace-wide Renovate ConfigMaps, cached (NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR, N49);
+   * absent: read by name on each fire.
+   */
+  readonly renovateConfigs?: NamespaceWideConfigMaps;
   readonly executors: NudgeExecutors;
   readonly triggers: TriggerReader;
   readonly policy?: DispatchPolicy;
@@ -111,6 +117,7 @@ export class PreMergeReconciler implements Reconciler {
       client: options.client,
       components: options.components,
       ...(options.releasePlanAdmissions === undefined ? {} : { releasePlanAdmissions: options.releasePlanAdmissions }),
+      ...(options.renovateConfigs === undefined ? {} : { renovateConfigs: options.renovateConfigs }),
     };
     this.#now = options.now ?? Date.now;
     this.#once = new OnceEvents(options.client, EVENT_COMPONENT, this.#now);

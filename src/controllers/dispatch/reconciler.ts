@@ -46,6 +46,7 @@ import { COMPONENT_API_VERSION, COMPONENT_KIND } from '../../schema/component.ts
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import type { ReleasePlanAdmission } from '../../schema/release-plan-admission.ts';
 import type { FireOutcome, NudgeExecutors, NudgeRequest } from './executor.ts';
+import type { NamespaceWideConfigMaps } from '../../cluster/nudged-repository.ts';
 import { dispatchInputOf, executorChoice, EXECUTOR_ANNOTATION, type DispatchCaches } from './inputs.ts';
 import type { DispatchMetrics } from './metrics.ts';
 import { OnceEvents, tellOrLog } from './once-events.ts';
@@ -61,6 +62,11 @@ export interface DispatchReconcilerOptions extends DispatchCaches {
   /** Used where the NudgeConfig has no `nudger.konflux-ci.dev/executor` annotation. */
   readonly defaultExecutor: DispatchExecutor;
   readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
+  /**
+   * The namespace-wide Renovate ConfigMaps, cached (NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR, N49);
+   * absent: read by name on each fire.
+   */
+  readonly renovateConfigs?: NamespaceWideConfigMaps;
   readonly policy?: DispatchPolicy;
   readonly events?: Pick<EventRecorder, 'event'>;
   readonly metrics?: DispatchMetrics;

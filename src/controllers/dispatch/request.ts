@@ -1,11 +1,11 @@
 // One fire intent made into what its executor needs (src/controllers/dispatch/executor.ts): both
 // Components from the cache, the Renovate settings in force (the ConfigMap read by name, once per
-// fire, as the ChangeGroup controller reads it), the fileMatch (docs/decisions.md D6), the
+// fire, or from the cache of namespace-wide ones: N49), the fileMatch (docs/decisions.md D6), the
 // distribution repositories and the simple-branch switch. What cannot be gathered is said as the
 // marker state the fire settles to instead, never thrown, so a fire always ends recorded.
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { describeTarget, KubeApiError } from '../../adapters/kubernetes/errors.ts';
-import { renovateConfigMapSources } from '../../cluster/nudged-repository.ts';
+import { renovateConfigMapSources, type NamespaceWideConfigMaps } from '../../cluster/nudged-repository.ts';
 import { distributionRepositories } from '../../domain/digest-rewrite/index.ts';
 import type { FireIntent } from '../../domain/nudge/dispatch-intents.ts';
 import type { TargetState } from '../../domain/nudge/dispatch-marker.ts';
@@ -24,6 +24,11 @@ export interface RequestSources {
   readonly components: Store<ClusterComponent>;
   /** Absent or empty when release-service is not installed: build repositories only (D6). */
   readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
+  /**
+   * The namespace-wide Renovate ConfigMaps, cached (NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR, N49);
+   * absent: read by name on each fire.
+   */
+  readonly renovateConfigs?: NamespaceWideConfigMaps;
 }
 
 export type PreparedFire =
@@ -85,7 +90,13 @@ export async function settingsInForce(
   | Extract<PreparedFire, { kind: 'fail' }>
 > {
   try {
-    const configMaps = await renovateConfigMapSources(sources.client, namespace, nudged, signal);
+    const configMaps = await renovateConfigMapSources(
+      sources.client,
+      namespace,
+      nudged,
+      signal,
+      sources.renovateConfigs,
+    );
     return {
       kind: 'settings',
       reading: readRenovateSettings(configMapInForce(configMaps, nudged.metadata?.annotations)),

@@ -37,6 +37,8 @@ export interface DispatchInformers {
   readonly changeGroups: Informer<ClusterChangeGroup>;
   readonly nudgeRuns: Informer<PipelineRun>;
   readonly records: Informer<ClusterConfigMap>;
+  /** The namespace-wide Renovate ConfigMaps (N49): watched for their sync only. */
+  readonly renovateConfigs?: Informer<ClusterConfigMap>;
 }
 
 /** Maps an object to its namespace's key, when the namespace has a NudgeConfig. */
@@ -110,6 +112,7 @@ export function validatedNudgesController(
     map: (run) => (isDispatcherHeldRecord(run) ? keys.withNudgeConfig(run) : []),
   });
   controller.watch(caches.builds, { map: keys.withNudgeConfig, updatePredicate: buildSucceededChanged });
+  if (caches.renovateConfigs !== undefined) controller.watch(caches.renovateConfigs, { map: () => [] });
   return {
     controller,
     run: async (signal) => {

@@ -5,6 +5,7 @@
 // resourceVersion read (or the one this reconcile's previous write returned), and a Conflict means
 // "decide again from what is observed". The record says a batch is firing before the executor is
 // called, so a crash in between fires the same content, with the same key, once the lease is over.
+import type { NamespaceWideConfigMaps } from '../../cluster/nudged-repository.ts';
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import type { KubeObject } from '../../adapters/kubernetes/types.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
@@ -65,6 +66,11 @@ export interface ValidatedReconcilerOptions extends ValidatedCaches {
   readonly executors: NudgeExecutors;
   readonly defaultExecutor: DispatchExecutor;
   readonly releasePlanAdmissions?: Store<ReleasePlanAdmission>;
+  /**
+   * The namespace-wide Renovate ConfigMaps, cached (NAMESPACE_WIDE_RENOVATE_CONFIG_SELECTOR, N49);
+   * absent: read by name on each fire.
+   */
+  readonly renovateConfigs?: NamespaceWideConfigMaps;
   readonly policy?: DispatchPolicy;
   readonly metrics?: DispatchMetrics;
   readonly logger?: RuntimeLogger;
