@@ -16,10 +16,9 @@ import {
   STACK_UPDATE_APPLIED_ANNOTATION,
   appOfImage,
   decideStackUpdate,
+  imageView,
   propagatedEvent,
   type CFBuildView,
-  type ConditionStatus,
-  type ImageView,
   type OwnerReferenceView,
   type StackUpdateEvent,
   type StackUpdateIntent,
@@ -54,27 +53,6 @@ export interface StackUpdateReconcilerOptions {
    * a manager killed at that point would (the crash switch of the integration tests).
    */
   readonly beforeIntent?: (intent: StackUpdateIntent) => Promise<void>;
-}
-
-function conditionStatus(image: KpackImage, type: string): ConditionStatus | undefined {
-  const status = image.status?.conditions?.find((c) => c.type === type)?.status;
-  return status === 'True' || status === 'False' || status === 'Unknown' ? status : undefined;
-}
-
-export function imageView(image: KpackImage): ImageView {
-  const status = image.status;
-  const ready = conditionStatus(image, 'Ready');
-  return {
-    namespace: image.metadata?.namespace ?? '',
-    name: image.metadata?.name ?? '',
-    ...(image.metadata?.generation === undefined ? {} : { generation: image.metadata.generation }),
-    ...(status?.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
-    ...(ready === undefined ? {} : { ready }),
-    ...(status?.latestImage === undefined ? {} : { latestImage: status.latestImage }),
-    ...(status?.latestStack === undefined ? {} : { latestStack: status.latestStack }),
-    ...(status?.latestBuildRef === undefined ? {} : { latestBuildRef: status.latestBuildRef }),
-    ...(status?.latestBuildReason === undefined ? {} : { latestBuildReason: status.latestBuildReason }),
-  };
 }
 
 function ownerReferences(object: KubeObject): OwnerReferenceView[] {

@@ -19,6 +19,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { BuildDropletStatus } from '../../schema/korifi.ts';
+import type { KpackImage } from '../../schema/kpack.ts';
 import { objectDecoder } from '../schema-validation.ts';
 import {
   KORIFI_APP_GUID_LABEL,
@@ -77,6 +78,23 @@ export interface ImageView {
   readonly latestBuildRef?: string;
   /** `status.latestBuildReason`: kpack copies its latest Build's reason annotation here. */
   readonly latestBuildReason?: string;
+}
+
+/** The propagator's view of a decoded kpack Image: the one mapping, for its controller and the dashboard (D14). */
+export function imageView(image: KpackImage): ImageView {
+  const status = image.status;
+  const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return {
+    namespace: image.metadata?.namespace ?? '',
+    name: image.metadata?.name ?? '',
+    ...(image.metadata?.generation === undefined ? {} : { generation: image.metadata.generation }),
+    ...(status?.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
+    ...(ready === 'True' || ready === 'False' || ready === 'Unknown' ? { ready } : {}),
+    ...(status?.latestImage === undefined ? {} : { latestImage: status.latestImage }),
+    ...(status?.latestStack === undefined ? {} : { latestStack: status.latestStack }),
+    ...(status?.latestBuildRef === undefined ? {} : { latestBuildRef: status.latestBuildRef }),
+    ...(status?.latestBuildReason === undefined ? {} : { latestBuildReason: status.latestBuildReason }),
+  };
 }
 
 /** The Image's latest Build (the one `latestBuildRef` names), when the cache holds it. */
