@@ -35,7 +35,7 @@ import {
 } from '../../domain/nudge/dispatch-marker.ts';
 import { skippedMessage } from '../../domain/nudge/dispatch-messages.ts';
 import type { DispatchPolicy } from '../../domain/nudge/dispatch-policy.ts';
-import { decideDispatch, settleFire } from '../../domain/nudge/dispatch.ts';
+import { decideDispatch, releasesFinalizer, settleFire } from '../../domain/nudge/dispatch.ts';
 import { mapWithConcurrency } from '../../domain/concurrency.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../../runtime/reconciler.ts';
@@ -98,6 +98,21 @@ export const DISPATCH_NOTICE_REASONS = {
   settingIgnored: 'NudgeSettingIgnored',
   unknownExecutor: 'UnknownNudgeExecutor',
 } as const;
+
+/**
+ * A finalizer change carried by a marker write (docs/decisions.md N49): one compare-and-swap
+ * instead of two, so the finalizer and the marker change together or not at all.
+ */
+type FinalizerChange = 'add' | 'remove' | undefined;
+
+/** The whole finalizer list after `change`, or undefined when it stays as it is. */
+function finalizersAfter(build: PipelineRun, change: FinalizerChange): string[] | undefined {
+  if (change === undefined) return undefined;
+  const finalizers = build.metadata?.finalizers ?? [];
+  const has = finalizers.includes(DISPATCH_FINALIZER);
+  if (change === 'add') return has ? undefined : [...finalizers, DISPATCH_FINALIZER];
+  return has ? finalizers.filter((name) => name !== DISPATCH_FINALIZER) : undefined;
+}
 
 /** Ends the carrying out of a decision: the build is gone, or a compare-and-swap lost. */
 class Stop extends Error {
@@ -219,13 +234,35 @@ export class DispatchReconciler implements Reconciler {
       const intent = intents[index];
       if (intent === undefined) break;
       switch (intent.kind) {
-        case 'addFinalizer':
+        case 'addFinalizer': {
+          // The finalizer and the first marker entries in one write (N49): the effects after
+          // them still wait for both.
+          const next = intents[index + 1];
+          if (next?.kind === 'recordOutcomes') {
+            build = await this.#record(build, next.entries, executor, signal, 'add');
+            index += 1;
+          } else build = await this.#finalizer(build, intent.kind, signal);
+          break;
+        }
         case 'removeFinalizer':
           build = await this.#finalizer(build, intent.kind, signal);
           break;
-        case 'recordOutcomes':
-          build = await this.#record(build, intent.entries, executor, signal);
+        case 'recordOutcomes': {
+          // The write that makes every entry final takes the finalizer off too (N49) when the
+          // decision removes it next, with only notices in between: they are told after it.
+          let release = index + 1;
+          while (intents[release]?.kind === 'event' || intents[release]?.kind === 'report') release += 1;
+          if (intents[release]?.kind === 'removeFinalizer') {
+            build = await this.#record(build, intent.entries, executor, signal, 'remove');
+            const notices = intents.slice(index + 1, release);
+            for (const notice of notices) {
+              if (notice.kind === 'event') this.#event(build, notice);
+              else if (notice.kind === 'report') await this.#report(build, notice);
+            }
+            index = release;
+          } else build = await this.#record(build, intent.entries, executor, signal);
           break;
+        }
         case 'hold':
           await this.#hold(intent, signal);
           break;
@@ -283,14 +320,19 @@ export class DispatchReconciler implements Reconciler {
     entries: readonly MarkerEntry[],
     executor: DispatchExecutor,
     signal: AbortSignal,
+    finalizer?: FinalizerChange,
   ): Promise<PipelineRun> {
     const metadata = build.metadata ?? {};
     const before = markerOf(build);
     const after = withEntries(before, entries);
+    // A merge patch replaces the whole list; the resourceVersion guard makes it exactly the list
+    // it was computed from, so another controller's finalizer is never dropped.
+    const finalizers = finalizersAfter(build, finalizer);
     const patch = {
       metadata: {
         resourceVersion: metadata.resourceVersion,
         annotations: { [DISPATCH_MARKER_ANNOTATION]: serializeMarker(after) },
+        ...(finalizers === undefined ? {} : { finalizers }),
       },
     };
     let written: unknown;
@@ -319,9 +361,10 @@ export class DispatchReconciler implements Reconciler {
     entries: readonly MarkerEntry[],
     executor: DispatchExecutor,
     signal: AbortSignal,
+    finalizer?: FinalizerChange,
   ): Promise<PipelineRun> {
     try {
-      return await this.#writeMarker(build, entries, executor, signal);
+      return await this.#writeMarker(build, entries, executor, signal, finalizer);
     } catch (error) {
       if (isConflict(error)) throw new Stop(true);
       throw error;
@@ -369,7 +412,7 @@ export class DispatchReconciler implements Reconciler {
         failure ??= { error: outcome.error };
         continue;
       }
-      written = await this.#recordFire(written, intent, outcome.settled, signal);
+      written = await this.#recordFire(written, intent, outcome.settled, signal, index === fires.length - 1);
     }
     if (failure !== undefined) throw failure.error;
     return written;
@@ -407,15 +450,20 @@ export class DispatchReconciler implements Reconciler {
     return { settled, notices };
   }
 
+  /**
+   * `last`: the last result of the decision's fires, whose write may also take the finalizer off
+   * (releasesFinalizer, N49) instead of a decision after it doing so in a write of its own.
+   */
   async #recordFire(
     build: PipelineRun,
     intent: FireIntent,
     { settled, notices }: { readonly settled: readonly DispatchIntent[]; readonly notices: FireOutcome['notices'] },
     signal: AbortSignal,
+    last: boolean,
   ): Promise<PipelineRun> {
     let written = build;
     for (const next of settled) {
-      if (next.kind === 'recordOutcomes') written = await this.#settle(written, intent, next.entries, signal);
+      if (next.kind === 'recordOutcomes') written = await this.#settle(written, intent, next.entries, signal, last);
       else if (next.kind === 'event') this.#event(written, next);
     }
     // The executor's own reports (a branch edited by a human, a setting its forge cannot honour).
@@ -452,9 +500,12 @@ export class DispatchReconciler implements Reconciler {
     intent: FireIntent,
     entries: readonly MarkerEntry[],
     signal: AbortSignal,
+    mayRelease: boolean,
   ): Promise<PipelineRun> {
+    const release = (on: PipelineRun): FinalizerChange =>
+      mayRelease && releasesFinalizer(withEntries(markerOf(on), entries)) ? 'remove' : undefined;
     try {
-      return await this.#writeMarker(build, entries, intent.executor, signal);
+      return await this.#writeMarker(build, entries, intent.executor, signal, release(build));
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
@@ -473,7 +524,7 @@ export class DispatchReconciler implements Reconciler {
     const reading = parseMarker(fresh.metadata?.annotations?.[DISPATCH_MARKER_ANNOTATION] ?? '');
     const theirs = reading.ok ? stateOf(reading.marker, intent.target) : undefined;
     if (ours === undefined || JSON.stringify(ours) !== JSON.stringify(theirs)) throw new Stop(true);
-    return this.#record(fresh, entries, intent.executor, signal);
+    return this.#record(fresh, entries, intent.executor, signal, release(fresh));
   }
 
   #componentEvent(

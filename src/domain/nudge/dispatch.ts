@@ -324,6 +324,17 @@ function isDone(marker: DispatchMarker, released: ReadonlyMap<string, string> | 
   return isSettled(marker) && !hasReleasedHold(marker, released);
 }
 
+/**
+ * After a write that leaves `marker`, may the same write take the finalizer off? Yes when every
+ * entry is final and none is `held` (docs/decisions.md N49): then no later decision can fire
+ * from the build, whatever the caches say about released holds, and the next decision would only
+ * remove the finalizer (decideDispatch's release). A `held` entry may be released into a fire
+ * (N19), which needs the build kept, so it is left to that decision.
+ */
+export function releasesFinalizer(marker: DispatchMarker): boolean {
+  return isSettled(marker) && marker.entries.every(({ state }) => state.kind !== 'held');
+}
+
 /** The worst-case length of a marker naming `targets`. */
 export function plannedMarkerLength(targets: readonly string[]): number {
   return targets.reduce((sum, target) => sum + 1 + target.length + WORST_STATE_LENGTH, 'v1'.length);

@@ -17,13 +17,14 @@ import {
   heldRecordName,
 } from '../../../src/domain/nudge/dispatch-held-record.ts';
 import { isEffect } from '../../../src/domain/nudge/dispatch-intents.ts';
-import { DISPATCH_FINALIZER, serializeMarker } from '../../../src/domain/nudge/dispatch-marker.ts';
+import { DISPATCH_FINALIZER, parseMarker, serializeMarker } from '../../../src/domain/nudge/dispatch-marker.ts';
 import {
   DispatchInputError,
   INTEGRATION_SERVICE_PROCESSED_ANNOTATION,
   MARKER_MAX_LENGTH,
   decideDispatch,
   plannedMarkerLength,
+  releasesFinalizer,
   settleFire,
   type DispatchInput,
 } from '../../../src/domain/nudge/dispatch.ts';
@@ -613,5 +614,28 @@ describe('decideDispatch: pre-merge nudges (docs/decisions.md D11, N35)', () => 
     // Past the wait, the build is nudged as any push build.
     const after = decide(build(FINALIZED), { preMerge: { absorbed: new Set(), waitUntil: T0 - 1 } });
     assert.equal(firesOf(after.intents).length, 2);
+  });
+});
+
+describe('releasesFinalizer: a marker write that may take the finalizer off too (docs/decisions.md N49)', () => {
+  const marker = (text: string) => {
+    const reading = parseMarker(text);
+    assert.ok(reading.ok, text);
+    return reading.marker;
+  };
+
+  it('releases once every entry is final and none is held', () => {
+    assert.equal(releasesFinalizer(marker('v1 a=pullRequest b=skipped:self-nudge c=failed:forge-unavailable')), true);
+    assert.equal(releasesFinalizer(marker('v1')), true);
+  });
+
+  it('keeps the finalizer while an entry is pending', () => {
+    assert.equal(releasesFinalizer(marker('v1 a=pullRequest b=firing:1:20250115T100000Z')), false);
+    assert.equal(releasesFinalizer(marker('v1 a=retry:1:20250115T100000Z:forge-unavailable')), false);
+    assert.equal(releasesFinalizer(marker('v1 a=holding:group')), false);
+  });
+
+  it('leaves a held entry to the next decision: its ChangeGroup may release it into a fire (N19)', () => {
+    assert.equal(releasesFinalizer(marker('v1 a=pullRequest b=held:group')), false);
   });
 });
