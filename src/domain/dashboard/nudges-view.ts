@@ -28,6 +28,7 @@ import {
 import { SKIP_REASONS, skipText } from '../nudge/dispatch-messages.ts';
 import { isDispatcherHeldRecord } from '../nudge/dispatch-release.ts';
 import { immediateTargets } from '../nudge/dispatch-targets.ts';
+import { finishedBefore } from '../nudge/dispatch.ts';
 import type { ValidatedGroupStatus, ValidatedNudgesStatus } from '../../schema/nudgeconfig.ts';
 import type { PipelineRun } from '../../schema/pipelinerun.ts';
 import { dataTable, notShown } from './data-table.ts';
@@ -82,19 +83,24 @@ function isFinished(build: BuildPipelineRun): boolean {
 /**
  * The builds that have an outcome to show: every one with a marker, and every finished push build
  * with immediate targets but no marker yet (the dispatcher has not written it). A running build,
- * or one nothing is nudged from, has nothing to show.
+ * one nothing is nudged from, or one the dispatcher leaves alone has nothing to show.
  */
 function buildOutcomes(snapshot: NamespaceSnapshot): BuildOutcome[] {
   const outcomes: BuildOutcome[] = [];
+  const configCreatedAt = snapshot.nudgeConfig?.metadata?.creationTimestamp ?? undefined;
   for (const run of snapshot.buildRuns) {
     const build = buildPipelineRunOf(run);
     const text = build.pipelineRun.annotations[DISPATCH_MARKER_ANNOTATION];
     const reading = text === undefined ? undefined : parseMarker(text);
     const component = build.component;
-    const targets =
-      reading === undefined && component !== undefined && build.eventType === 'push' && isFinished(build)
-        ? immediateTargets(snapshot.graph, component)
-        : [];
+    // The dispatcher leaves a build alone that finished before the NudgeConfig existed (N25).
+    const waits =
+      reading === undefined &&
+      component !== undefined &&
+      build.eventType === 'push' &&
+      isFinished(build) &&
+      !finishedBefore(run, configCreatedAt);
+    const targets = waits ? immediateTargets(snapshot.graph, component) : [];
     if (reading === undefined && targets.length === 0) continue;
     outcomes.push({ build, at: timeOf(run), reading, targets });
   }

@@ -308,7 +308,7 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
  * never left alone on a guess. Both have second precision: a build finished in the NudgeConfig's
  * own second is nudged.
  */
-function finishedBefore(build: PipelineRun, instant: string | undefined): boolean {
+export function finishedBefore(build: PipelineRun, instant: string | undefined): boolean {
   if (instant === undefined) return false;
   const status = build.status;
   const finished =

@@ -250,6 +250,17 @@ describe('nudgesView: recent dispatcher outcomes', () => {
     assert.doesNotMatch(page, /lonely-1/);
   });
 
+  it('does not say a build waits when it finished before the NudgeConfig existed (the dispatcher leaves it)', () => {
+    const config = nudgeConfig([{ from: 'api', to: 'web' }]);
+    const created = { ...config, metadata: { ...config.metadata, creationTimestamp: at(30) } };
+    const page = render({
+      nudgeConfig: created,
+      buildRuns: [build('before-1', { minute: 1 }), build('after-1', { minute: 40 })],
+    });
+    assert.doesNotMatch(page, /before-1/);
+    assert.match(rowWith(page, 'after-1'), /waiting for the dispatcher/);
+  });
+
   it('lists the newest builds first and caps them, saying how many were left out', () => {
     const total = MAX_OUTCOME_BUILDS + 5;
     const runs = Array.from({ length: total }, (_, index) =>
