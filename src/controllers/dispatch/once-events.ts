@@ -5,6 +5,8 @@
 // the fact (`<object>.<fingerprint>`) and created if absent: AlreadyExists means already told.
 // Events expire (the API server's --event-ttl, 1 h by default), so a fact that stays true is told
 // again at most once per TTL, and only when a build meets it again: a reminder, never a flood.
+// Each process also remembers for a while what it told or found told, so a fact met on every
+// nudge does not cost a create answered AlreadyExists on every nudge (docs/decisions.md N49).
 import type { ObjectClient } from '../../adapters/kubernetes/client.ts';
 import { isAlreadyExists } from '../../adapters/kubernetes/errors.ts';
 import { CORE_EVENTS } from '../../adapters/kubernetes/resources.ts';
@@ -24,10 +26,20 @@ export function onceEventName(object: KubeObject, fact: readonly string[]): stri
   return `${(object.metadata?.name ?? 'object').slice(0, 200)}.${fingerprint(fact)}`;
 }
 
+/**
+ * How long a process does not ask again about a fact it told or found told: well under the
+ * Events' default hour, so a reminder after the Event expired comes at most this much later.
+ */
+export const ONCE_MEMORY_MS = 10 * 60_000;
+/** Facts remembered per process; the oldest are forgotten first (and then asked about again). */
+const ONCE_MEMORY_SIZE = 4096;
+
 export class OnceEvents {
   readonly #client: ObjectClient;
   readonly #component: string;
   readonly #now: () => number;
+  /** `<namespace>/<Event name>` to when it was told or found told; Map order is the LRU order. */
+  readonly #told = new Map<string, number>();
 
   constructor(client: ObjectClient, component: string, now: () => number = Date.now) {
     this.#client = client;
@@ -42,7 +54,12 @@ export class OnceEvents {
    */
   async tell(object: KubeObject, fact: readonly string[], event: OnceEvent): Promise<boolean> {
     const namespace = object.metadata?.namespace ?? 'default';
-    const time = new Date(this.#now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const name = onceEventName(object, fact);
+    const key = `${namespace}/${name}`;
+    const now = this.#now();
+    const toldAt = this.#told.get(key);
+    if (toldAt !== undefined && now - toldAt >= 0 && now - toldAt < ONCE_MEMORY_MS) return false;
+    const time = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const involvedObject = {
       ...(object.apiVersion === undefined ? {} : { apiVersion: object.apiVersion }),
       ...(object.kind === undefined ? {} : { kind: object.kind }),
@@ -54,7 +71,7 @@ export class OnceEvents {
       await this.#client.create(CORE_EVENTS, {
         apiVersion: 'v1',
         kind: 'Event',
-        metadata: { namespace, name: onceEventName(object, fact) },
+        metadata: { namespace, name },
         involvedObject,
         reason: event.reason,
         message: truncateUtf8(event.message, MAX_EVENT_MESSAGE_BYTES),
@@ -66,10 +83,21 @@ export class OnceEvents {
         reportingComponent: this.#component,
         reportingInstance: this.#component,
       } as KubeObject);
+      this.#remember(key, now);
       return true;
     } catch (error) {
-      if (isAlreadyExists(error)) return false;
-      throw error;
+      if (!isAlreadyExists(error)) throw error;
+      this.#remember(key, now);
+      return false;
+    }
+  }
+
+  #remember(key: string, at: number): void {
+    this.#told.delete(key);
+    this.#told.set(key, at);
+    if (this.#told.size > ONCE_MEMORY_SIZE) {
+      const oldest = this.#told.keys().next();
+      if (oldest.done !== true) this.#told.delete(oldest.value);
     }
   }
 }
