@@ -17,13 +17,18 @@ import type { ChangeGroupSource } from '../cluster/changegroups.ts';
 export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): AdmissionHandler {
   return (request: AdmissionRequest): AdmissionDecision => {
     if (request.operation !== 'CREATE') return { allowed: true };
+    // A namespace without a ChangeGroup holds nothing, whatever the run says: answered before the
+    // object is read (docs/decisions.md N49), as most nudges of a cluster are.
+    const inRequestNamespace =
+      request.namespace === undefined ? undefined : changeGroups.inNamespace(request.namespace);
+    if (inRequestNamespace?.length === 0) return { allowed: true };
     // Decoded once, as the informer decodes the PipelineRuns it caches.
     const run = decodePipelineRun(request.object);
-    if (!run.ok) return { allowed: true };
+    // Already cancelled (nudger's own held-nudge records are created so): nothing to hold.
+    if (!run.ok || run.object.spec?.status === PIPELINERUN_CANCELLED) return { allowed: true };
     const reading = nudgePipelineRunOf(run.object);
     if (!reading.ok) return { allowed: true };
     const { nudge } = reading;
-    if (nudge.pipelineRun.specStatus === PIPELINERUN_CANCELLED) return { allowed: true };
     // The request's namespace is authoritative: the object may not carry one on CREATE.
     const namespace = request.namespace ?? nudge.namespace;
     const decision = decideNudgeHold(
@@ -33,7 +38,7 @@ export function pipelineRunHoldMutator(changeGroups: ChangeGroupSource): Admissi
         nudgedComponents: nudge.nudgedComponents,
         redispatched: isNeverHeld(nudge.pipelineRun.annotations),
       },
-      changeGroups.inNamespace(namespace),
+      inRequestNamespace ?? changeGroups.inNamespace(namespace),
     );
     if (decision.action === 'leave') return { allowed: true };
     return { allowed: true, patch: cancelPatch(run.object, decision) };

@@ -394,13 +394,22 @@ export class WebhookServer {
     const started = performance.now();
     metrics?.inFlight.inc();
     const controller = new AbortController();
+    // Reserved for the whole life of the request (body, parsed object, handler, answer); given
+    // back once the response is done or the connection is gone, whichever way it ends.
+    let reserved = 0;
     response.once('finish', () => {
       metrics?.requests(response.statusCode).inc();
       metrics?.latency.observe((performance.now() - started) / 1000);
     });
+    // One listener for everything the end of a request gives back (docs/decisions.md N49).
     response.once('close', () => {
       metrics?.inFlight.dec();
       if (!response.writableFinished) controller.abort(new Error('client closed the connection'));
+      if (reserved > 0) {
+        this.#budget.release(reserved);
+        this.#inflightBytes.dec(reserved);
+        reserved = 0;
+      }
     });
 
     if (request.method !== 'POST') {
@@ -417,20 +426,12 @@ export class WebhookServer {
       this.#tooLarge(response);
       return;
     }
-    // Reserved for the whole life of the request (body, parsed object, handler, answer); given
-    // back once the response is done or the connection is gone, whichever way it ends.
-    let reserved = 0;
     const reserve = (bytes: number): boolean => {
       if (!this.#budget.tryReserve(bytes)) return false;
       reserved += bytes;
       this.#inflightBytes.inc(bytes);
       return true;
     };
-    response.once('close', () => {
-      this.#budget.release(reserved);
-      this.#inflightBytes.dec(reserved);
-      reserved = 0;
-    });
     if (declared !== undefined && !reserve(declared)) {
       this.#busy(response);
       return;

@@ -81,6 +81,28 @@ describe('pipelineRunHoldMutator', () => {
     assert.deepEqual(await decide(nudgeRun('a', 'bundle', { status: 'Cancelled' }), [holder]), { allowed: true });
   });
 
+  it('answers a namespace without ChangeGroups without reading the object (docs/decisions.md N49)', async () => {
+    // Any read of the object would throw, and the handler with it.
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('object read');
+        },
+        has: () => {
+          throw new Error('object read');
+        },
+        ownKeys: () => {
+          throw new Error('object read');
+        },
+      },
+    );
+    assert.deepEqual(await decide(untouchable, []), { allowed: true });
+    assert.deepEqual(await decide(untouchable, [{ ...holder, namespace: 'elsewhere' }]), { allowed: true });
+    // With a ChangeGroup in the namespace the object is read (and here it cannot be).
+    await assert.rejects(async () => decide(untouchable, [holder]), /object read/);
+  });
+
   it('cancels a partly covered nudge and names the targets to re-dispatch', async () => {
     const decision = await decide(nudgeRun('a', 'bundle other'), [holder]);
     assert.ok(decision.allowed);
