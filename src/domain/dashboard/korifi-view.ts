@@ -113,7 +113,7 @@ function dropletCell(space: KorifiSnapshot, app: CFApp): SafeHtml {
     ${
       droplet === undefined
         ? html`<br /><span class="muted">no droplet</span>`
-        : html`<br /><span class="digest">${droplet.registry.image}</span>${
+        : html`<br />${imageRef(droplet.registry.image)}${
               droplet.stack === undefined ? undefined : html`<br /><span class="muted">stack ${droplet.stack}</span>`
             }`
     }`;
@@ -316,6 +316,13 @@ function appliedStackUpdate(
     }`;
 }
 
+/** An image reference with its digest shortened to 12 hex digits; the whole reference in the title. */
+function imageRef(ref: string): SafeHtml {
+  const match = /^(.*@sha256:)([0-9a-f]{64})$/.exec(ref);
+  const shown = match === null ? ref : `${match[1] ?? ''}${(match[2] ?? '').slice(0, 12)}…`;
+  return html`<span class="digest" title="${ref}">${shown}</span>`;
+}
+
 // --- builders -------------------------------------------------------------------------------------
 
 /** Name, kind, readiness, stack and latest image; never the service account or its Secrets. */
@@ -329,9 +336,7 @@ function buildersTable(kind: 'Builder' | 'ClusterBuilder', builders: readonly An
         <td>${kind}</td>
         <td>${readinessBadge(builder)}</td>
         <td>${builder.status?.stack?.id ?? builder.spec?.stack?.name ?? '—'}</td>
-        <td>
-          ${image === undefined ? html`<span class="muted">none yet</span>` : html`<span class="digest">${image}</span>`}
-        </td>
+        <td>${image === undefined ? html`<span class="muted">none yet</span>` : imageRef(image)}</td>
       </tr>`;
     }),
   );

@@ -134,7 +134,7 @@ function outcomeRows(namespace: string, outcome: BuildOutcome, context: ViewCont
   if (reading === undefined) {
     return joinHtml(
       cells([
-        html`<td>${outcome.targets.join(', ')}</td>
+        html`<td class="mono">${outcome.targets.join(', ')}</td>
           <td><span class="badge badge-warn">waiting for the dispatcher</span></td>
           <td>${build.succeeded === 'True' ? 'build succeeded' : 'build failed'}; no marker yet</td>`,
       ]),
