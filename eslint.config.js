@@ -22,7 +22,7 @@ const ADAPTERS = [
   'adapters/registry',
 ];
 /** What the shells (manager, sandbox, cli) compose. */
-const SHELL = [...CORE, ...ADAPTERS, 'runtime', 'cluster', 'controllers', 'webhooks'];
+const SHELL = [...CORE, ...ADAPTERS, 'runtime', 'cluster', 'controllers', 'webhooks', 'dashboard'];
 export const IMPORT_MATRIX = {
   schema: [],
   domain: ['schema'],
@@ -48,6 +48,9 @@ export const IMPORT_MATRIX = {
     'adapters/registry',
   ],
   webhooks: [...CORE, 'cluster', 'runtime', 'adapters/kubernetes'],
+  // The dashboard server (docs/decisions.md D14, N46): informer caches in, the pure views' HTML out;
+  // it serves HTTPS with the webhook server's certificate watcher.
+  dashboard: [...CORE, 'cluster', 'runtime', 'adapters/kubernetes', 'webhooks'],
   manager: SHELL,
   sandbox: [...SHELL, 'manager'],
   cli: [...SHELL, 'manager', 'sandbox'],

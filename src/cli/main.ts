@@ -275,6 +275,21 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         .default('kubernetes'),
     )
     .addOption(portOption('--health-port <port>', '/healthz and /readyz port', 8081))
+    .addOption(
+      // No default: the dashboard is off unless a port is given (docs/decisions.md N46).
+      portOption('--dashboard-port <port>', 'serve the read-only dashboard on this port (default: off)', 0).default(
+        undefined,
+      ),
+    )
+    .option(
+      '--dashboard-host <host>',
+      'address the dashboard listens on (reach the default with kubectl port-forward)',
+      '127.0.0.1',
+    )
+    .option(
+      '--dashboard-cert-dir <dir>',
+      'directory holding tls.crt and tls.key for a dashboard served over HTTPS (reloaded on change; default: plain HTTP)',
+    )
     .option('--git-cache-dir <dir>', 'where bare repositories are kept between pull request updates')
     .addOption(
       durationOption(

@@ -32,6 +32,9 @@ import type { ControllerSettings } from '../controllers/settings.ts';
 import { SharedInformers } from '../runtime/shared-informers.ts';
 import { CONTROLLERS } from './controllers.ts';
 import { DEFAULT_CONTROLLER_GROUPS, type ControllerGroup } from '../runtime/controller-groups.ts';
+import { createDashboard, type DashboardOptions } from '../dashboard/dashboard.ts';
+
+export type { DashboardAuth, DashboardOptions } from '../dashboard/dashboard.ts';
 
 export interface ManagerOptions extends ControllerSettings {
   readonly kubeConfig: KubeConfig;
@@ -55,6 +58,11 @@ export interface ManagerOptions extends ControllerSettings {
   readonly webhookMaxInflightBytes?: number;
   /** Who may read /metrics: anyone (`none`, the default here) or TokenReview + SubjectAccessReview. */
   readonly metricsAuth?: MetricsAuthMode;
+  /**
+   * The read-only dashboard (docs/decisions.md D14, N46); off when absent. Every replica serves
+   * it from its own caches.
+   */
+  readonly dashboard?: DashboardOptions;
   /** A watch down for longer than this makes the replica unready. */
   readonly watchDownThresholdMs?: number;
   /** How long each controller waits for its caches before it fails; default 2 min. */
@@ -73,6 +81,8 @@ export interface RunningManager {
   readonly webhookPort: number;
   readonly healthPort: number;
   readonly metricsPort: number;
+  /** Where the dashboard listens, when it runs. */
+  readonly dashboardPort?: number;
   readonly identity: string;
   /** Resolves when the manager has stopped: after `stop()`, when leadership was lost, or on a failure. */
   readonly done: Promise<void>;
@@ -81,7 +91,7 @@ export interface RunningManager {
   stop(): Promise<void>;
 }
 
-export type ManagerServer = 'webhook' | 'health' | 'metrics';
+export type ManagerServer = 'webhook' | 'health' | 'metrics' | 'dashboard';
 export const METRICS_AUTH_MODES = ['none', 'kubernetes'] as const;
 export type MetricsAuthMode = (typeof METRICS_AUTH_MODES)[number];
 
@@ -128,6 +138,20 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
     logger,
   });
 
+  // Asked for before the replica's informers run: the dashboard's PipelineRun caches join the set.
+  const dashboard =
+    options.dashboard === undefined
+      ? undefined
+      : createDashboard(options.dashboard, {
+          informers: replicaInformers,
+          client,
+          konflux: groups.has('konflux'),
+          korifi: groups.has('korifi'),
+          ...scope,
+          logger,
+          registry,
+        });
+
   const metricsAuthorizer: { metricsAuthorizer?: MetricsAuthorizer } =
     options.metricsAuth === 'kubernetes'
       ? { metricsAuthorizer: new KubernetesMetricsAuthorizer({ client, logger }) }
@@ -169,10 +193,14 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   let webhookPort: number;
   let healthPort: number;
   let metricsPort: number;
+  let dashboardPort: number | undefined;
   try {
     webhookPort = await listen('webhook', options.webhookPort, webhook, listening);
     healthPort = await listen('health', options.healthPort, health, listening);
     metricsPort = metrics === undefined ? healthPort : await listen('metrics', options.metricsPort, metrics, listening);
+    if (dashboard !== undefined && options.dashboard !== undefined) {
+      dashboardPort = await listen('dashboard', options.dashboard.port, dashboard.server, listening);
+    }
   } catch (error) {
     for (const server of listening.reverse()) await server.stop();
     client.close();
@@ -194,7 +222,7 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   const replicaControllers = controllers
     .filter((c) => !c.leaderOnly)
     .map((controller) => controller.setUp({ ...context, informers: replicaInformers }));
-  const informerRuns = [replicaInformers.run(stopping.signal)];
+  const informerRuns = [replicaInformers.run(stopping.signal), ...(dashboard ? [dashboard.run(stopping.signal)] : [])];
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     // A leadership term's own informers (nudge PipelineRuns) start and stop with it.
@@ -236,6 +264,8 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
   function stop(): Promise<void> {
     stopped ??= (async () => {
       stopping.abort();
+      // Its event streams end first, so that no browser holds the process open.
+      await dashboard?.server.stop();
       await leadership.catch((error: unknown) => {
         logger.error({ err: error }, 'controllers ended with an error');
       });
@@ -257,7 +287,16 @@ export async function startManager(options: ManagerOptions): Promise<RunningMana
       return stop();
     },
   );
-  return { webhookPort, healthPort, metricsPort, identity, done, failure: () => failure, stop };
+  return {
+    webhookPort,
+    healthPort,
+    metricsPort,
+    ...(dashboardPort === undefined ? {} : { dashboardPort }),
+    identity,
+    done,
+    failure: () => failure,
+    stop,
+  };
 }
 
 /** Starts one server; a listen failure becomes a ListenError naming it (certificate errors pass). */

@@ -67,27 +67,14 @@ export class HealthServer {
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
     this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#options.port, this.#options.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    return { port: (server.address() as AddressInfo).port };
+    return { port: await listenOn(server, this.#options.port, this.#options.host ?? '0.0.0.0') };
   }
 
   async stop(): Promise<void> {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    const closed = new Promise<void>((resolve) =>
-      server.close(() => {
-        resolve();
-      }),
-    );
-    server.closeAllConnections();
-    await closed;
+    await closeNow(server);
   }
 
   async #route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -141,6 +128,29 @@ const REFUSALS: Readonly<Record<Exclude<MetricsAccess, 'allowed'>, [number, stri
   forbidden: [403, 'Forbidden: this identity may not get /metrics\n', {}],
   unavailable: [503, 'cannot review the credentials now\n', { 'retry-after': '5' }],
 };
+
+/** Listens on `port` (0: any free one) and `host`; resolves with the port, rejects on a listen error. */
+export async function listenOn(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Stops listening and closes every connection at once, open streams too. */
+export async function closeNow(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
+  server.closeAllConnections();
+  await closed;
+}
 
 function addCheck(checks: Map<string, Check>, kind: string, name: string, check: Check): void {
   if (checks.has(name)) throw new DuplicateCheckError(kind, name);

@@ -3,6 +3,7 @@
 // would surface after servers and watches had started (issue 8, part 2 item 5). Values are flag
 // values or paths, never the content of a file, so no secret can reach the message.
 import { stat } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { dns1123LabelProblem } from '../../schema/names.ts';
 import { CertificateLoadError, loadCertificatePair } from '../../webhooks/cert-watcher.ts';
 import { leaderElectionTimingProblem, type LeaderElectionTimings } from '../../runtime/leader-election.ts';
@@ -29,6 +30,10 @@ export interface ManagerPreflightOptions {
   readonly changegroupPollInterval: number;
   readonly changegroupUrlTemplate?: string;
   readonly botEmail: string;
+  /** `--dashboard-port`: the dashboard runs only with it (docs/decisions.md N46). */
+  readonly dashboardPort?: number;
+  readonly dashboardHost?: string;
+  readonly dashboardCertDir?: string;
 }
 
 const TIMING_FLAGS: Readonly<Record<keyof LeaderElectionTimings, string>> = {
@@ -51,7 +56,24 @@ export async function preflightManager(options: ManagerPreflightOptions): Promis
     throw new UsageError(`--bot-email "${options.botEmail}": is not an email address`);
   }
   if (options.gitCacheDir !== undefined) await checkGitCacheDir(options.gitCacheDir);
-  await checkCertDir(options.webhookCertDir);
+  checkDashboard(options);
+  await checkCertDir('--webhook-cert-dir', options.webhookCertDir);
+  if (options.dashboardCertDir !== undefined) await checkCertDir('--dashboard-cert-dir', options.dashboardCertDir);
+}
+
+function checkDashboard(options: ManagerPreflightOptions): void {
+  const host = options.dashboardHost;
+  if (options.dashboardPort === undefined) {
+    if (options.dashboardCertDir !== undefined) {
+      throw new UsageError(`--dashboard-cert-dir ${options.dashboardCertDir}: goes with --dashboard-port`);
+    }
+    return;
+  }
+  // An address or a host name to resolve; anything else would fail only at listen time.
+  const hostName = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/i;
+  if (host !== undefined && isIP(host) === 0 && !hostName.test(host)) {
+    throw new UsageError(`--dashboard-host "${host}": is not an IP address or host name`);
+  }
 }
 
 function checkNames(options: ManagerPreflightOptions): void {
@@ -102,6 +124,7 @@ function checkPorts(options: ManagerPreflightOptions): void {
     ['--webhook-port', options.webhookPort],
     ['--health-port', options.healthPort],
     ['--metrics-port', options.metricsPort],
+    ...(options.dashboardPort === undefined ? [] : [['--dashboard-port', options.dashboardPort] as [string, number]]),
   ];
   for (const [flag, port] of ports) {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -113,6 +136,14 @@ function checkPorts(options: ManagerPreflightOptions): void {
     if (port !== 0 && port === webhook) {
       throw new UsageError(
         `--webhook-port ${String(webhook)} and ${flag} ${String(port)}: the HTTPS webhook server needs a port of its own`,
+      );
+    }
+  }
+  const dashboard = options.dashboardPort;
+  for (const [flag, port] of ports.slice(1, 3)) {
+    if (dashboard !== undefined && dashboard !== 0 && port === dashboard) {
+      throw new UsageError(
+        `--dashboard-port ${String(dashboard)} and ${flag} ${String(port)}: the dashboard needs a port of its own`,
       );
     }
   }
@@ -149,24 +180,24 @@ async function checkGitCacheDir(dir: string): Promise<void> {
   if (info !== undefined && !info.isDirectory()) throw new UsageError(`--git-cache-dir ${dir}: is not a directory`);
 }
 
-async function checkCertDir(dir: string): Promise<void> {
+async function checkCertDir(flag: string, dir: string): Promise<void> {
   const info = await stat(dir).catch((error: unknown) => {
     throw new UsageError(
-      `--webhook-cert-dir ${dir}: ${(error as { code?: unknown }).code === 'ENOENT' ? 'no such directory' : codeOf(error)}`,
+      `${flag} ${dir}: ${(error as { code?: unknown }).code === 'ENOENT' ? 'no such directory' : codeOf(error)}`,
     );
   });
-  if (!info.isDirectory()) throw new UsageError(`--webhook-cert-dir ${dir}: is not a directory`);
+  if (!info.isDirectory()) throw new UsageError(`${flag} ${dir}: is not a directory`);
   try {
     await loadCertificatePair(dir);
   } catch (error) {
-    if (error instanceof CertificateLoadError) throw certDirError(error);
+    if (error instanceof CertificateLoadError) throw certDirError(error, flag);
     throw error;
   }
 }
 
 /** The certificate problem under the flag's name (the message names files, never their content). */
-export function certDirError(error: CertificateLoadError): UsageError {
-  return new UsageError(`--webhook-cert-dir ${error.dir}: ${error.problem}`);
+export function certDirError(error: CertificateLoadError, flag = '--webhook-cert-dir'): UsageError {
+  return new UsageError(`${flag} ${error.dir}: ${error.problem}`);
 }
 
 function codeOf(error: unknown): string {

@@ -1,6 +1,12 @@
 // `nudger manager`: argument handling and process lifetime only; src/manager/manager.ts does the work.
 import { KubeConfigError, loadKubeConfig } from '../../adapters/kubernetes/kubeconfig.ts';
-import { ListenError, startManager, type ManagerServer, type RunningManager } from '../../manager/manager.ts';
+import {
+  ListenError,
+  startManager,
+  type ManagerOptions,
+  type ManagerServer,
+  type RunningManager,
+} from '../../manager/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../runtime/logger.ts';
 import { CertificateLoadError } from '../../webhooks/cert-watcher.ts';
@@ -73,6 +79,7 @@ const PORT_FLAGS: Readonly<Record<ManagerServer, string>> = {
   webhook: '--webhook-port',
   health: '--health-port',
   metrics: '--metrics-port',
+  dashboard: '--dashboard-port',
 };
 
 /**
@@ -93,7 +100,9 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
     manager = await startManagerFor(options, loaded.kubeConfig, { forgeHosts, githubApp }, korifi, logger);
   } catch (error) {
     // The certificate may have changed since the preflight; a port may be taken.
-    if (error instanceof CertificateLoadError) throw certDirError(error);
+    if (error instanceof CertificateLoadError) {
+      throw certDirError(error, error.dir === options.dashboardCertDir ? '--dashboard-cert-dir' : '--webhook-cert-dir');
+    }
     if (error instanceof ListenError) {
       throw new UsageError(`${PORT_FLAGS[error.server]} ${String(error.port)}: ${listenProblem(error)}`);
     }
@@ -105,6 +114,7 @@ export async function managerCommand(options: ManagerCommandOptions, io: CliIo):
       webhookPort: manager.webhookPort,
       healthPort: manager.healthPort,
       metricsPort: manager.metricsPort,
+      ...(manager.dashboardPort === undefined ? {} : { dashboardPort: manager.dashboardPort }),
       controllers: controllerGroupsOf(options),
     },
     'manager started',
@@ -171,6 +181,7 @@ function startManagerFor(
       ? {}
       : { webhookMaxInflightBytes: options.webhookMaxInflightBytes }),
     healthPort: options.healthPort,
+    ...dashboardOf(options),
     changeGroups: {
       forgeHosts: forges.forgeHosts,
       ...(forges.githubApp === undefined ? {} : { githubApp: forges.githubApp }),
@@ -185,4 +196,17 @@ function startManagerFor(
     dispatch: { enabled: options.nudgeDispatch, defaultExecutor: options.nudgeExecutor },
     logger,
   });
+}
+
+/** `--dashboard-port` turns the dashboard on; a cluster's dashboard always reviews tokens (N46). */
+function dashboardOf(options: ManagerCommandOptions): Pick<ManagerOptions, 'dashboard'> {
+  if (options.dashboardPort === undefined) return {};
+  return {
+    dashboard: {
+      port: options.dashboardPort,
+      ...(options.dashboardHost === undefined ? {} : { host: options.dashboardHost }),
+      ...(options.dashboardCertDir === undefined ? {} : { certDir: options.dashboardCertDir }),
+      auth: { mode: 'kubernetes' },
+    },
+  };
 }
