@@ -275,13 +275,10 @@ export function decideDispatch(input: DispatchInput): DispatchDecision {
   if (marker !== undefined) return advance(ctx, marker);
   if (untouched && finishedBefore(input.build, input.nudgeConfigCreatedAt)) return NOTHING;
   if (targets.length > 0) {
+    // Recorded on the build, not told: in a namespace integration-service nudges, that is every
+    // build, and an Event each time said nothing the marker does not (docs/decisions.md N49).
     if (view.annotations[INTEGRATION_SERVICE_PROCESSED_ANNOTATION] !== undefined) {
-      const reason = SKIP_REASONS.integrationService;
-      return close(
-        ctx,
-        reason,
-        componentEvent(ctx, 'Normal', DISPATCH_EVENT_REASONS.skipped, buildSkippedMessage(ctx.messages, reason)),
-      );
+      return close(ctx, SKIP_REASONS.integrationService);
     }
     if (input.supersededBy !== undefined) {
       const reason = SKIP_REASONS.superseded;

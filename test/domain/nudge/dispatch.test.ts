@@ -539,12 +539,14 @@ describe('decideDispatch: builds nudged from by someone else', () => {
     assert.equal(markerText(later), 'v1 bundle-x=skipped:superseded operator=pullRequest');
   });
 
-  it('integration-service already nudged it: skipped', () => {
+  it('integration-service already nudged it: skipped, recorded on the build and not told (N49)', () => {
     const run = build({
       ...FINALIZED,
       annotations: { [INTEGRATION_SERVICE_PROCESSED_ANNOTATION]: 'bundle-x,operator' },
     });
-    const after = applyAll(run, decide(run).intents);
+    const decision = decide(run);
+    assert.ok(decision.intents.every((intent) => intent.kind !== 'event'));
+    const after = applyAll(run, decision.intents);
     assert.equal(markerText(after), 'v1 *=skipped:integration-service');
   });
 
