@@ -51,11 +51,79 @@ function byName<T extends { readonly metadata?: { readonly name?: string } | und
 
 // --- a space --------------------------------------------------------------------------------------
 
+/** A space's objects looked up by name and by app, built once per render of the space. */
+interface SpaceIndex {
+  readonly namespace: string;
+  readonly builds: ReadonlyMap<string, CFBuild>;
+  readonly builders: ReadonlyMap<string, KpackBuilder>;
+  readonly clusterBuilders: ReadonlyMap<string, KpackClusterBuilder>;
+  /** App GUID → the kpack Image building its droplets, linked as Korifi links them (appOfImage). */
+  readonly images: ReadonlyMap<string, KpackImage>;
+  /** App GUID → its newest BuildWorkload: by Korifi's app-guid label, else through its CFBuild. */
+  readonly workloads: ReadonlyMap<string, BuildWorkload>;
+  /** App GUID → its CFBuilds, as the stack-update decision reads them. */
+  readonly appBuilds: ReadonlyMap<string, readonly CFBuildView[]>;
+}
+
+function byNameMap<T extends { readonly metadata?: { readonly name?: string } | undefined }>(
+  list: readonly T[],
+): Map<string, T> {
+  return new Map(list.map((object) => [nameOf(object), object]));
+}
+
+function isNewer(a: BuildWorkload, b: BuildWorkload): boolean {
+  const order = compareStrings(a.metadata?.creationTimestamp ?? '', b.metadata?.creationTimestamp ?? '');
+  return order === 0 ? compareStrings(nameOf(a), nameOf(b)) > 0 : order > 0;
+}
+
+function indexSpace(space: KorifiSnapshot): SpaceIndex {
+  const builds = byNameMap(space.builds);
+  const appNames = new Set(space.apps.map(nameOf));
+  const appOfBuild = (name: string): string | undefined => builds.get(name)?.spec?.appRef.name;
+  const images = new Map<string, KpackImage>();
+  for (const image of byName(space.images)) {
+    const link = {
+      name: nameOf(image),
+      ...(image.metadata?.labels === undefined ? {} : { labels: image.metadata.labels }),
+      ownerReferences: ownerReferencesOf(image),
+    };
+    const app = appOfImage(link, (name) => appNames.has(name), appOfBuild);
+    if (app !== undefined && !images.has(app)) images.set(app, image);
+  }
+  const workloads = new Map<string, BuildWorkload>();
+  for (const workload of space.buildWorkloads) {
+    const buildRef = workload.spec?.buildRef.name;
+    const app =
+      workload.metadata?.labels?.[KORIFI_APP_GUID_LABEL] ?? (buildRef === undefined ? undefined : appOfBuild(buildRef));
+    if (app === undefined) continue;
+    const current = workloads.get(app);
+    if (current === undefined || isNewer(workload, current)) workloads.set(app, workload);
+  }
+  const appBuilds = new Map<string, CFBuildView[]>();
+  for (const build of builds.values()) {
+    const view = cfBuildView(build);
+    if (view === undefined) continue;
+    const list = appBuilds.get(view.spec.appRef.name);
+    if (list === undefined) appBuilds.set(view.spec.appRef.name, [view]);
+    else list.push(view);
+  }
+  return {
+    namespace: space.namespace,
+    builds,
+    builders: byNameMap(space.builders),
+    clusterBuilders: byNameMap(space.clusterBuilders),
+    images,
+    workloads,
+    appBuilds,
+  };
+}
+
 function spaceSection(space: KorifiSnapshot, context: ViewContext): SafeHtml {
   const apps = byName(space.apps);
   const shownApps = apps.slice(0, MAX_ROWS);
   const builders = byName(space.builders);
   const shownBuilders = builders.slice(0, MAX_ROWS);
+  const index = indexSpace(space);
   return html`<section class="panel">
     <h2>Space <span class="mono">${space.namespace}</span></h2>
     ${
@@ -63,7 +131,7 @@ function spaceSection(space: KorifiSnapshot, context: ViewContext): SafeHtml {
         ? html`<p class="empty">No CFApps in this space.</p>`
         : dataTable(
             ['App', 'State', 'Current droplet', 'Latest build', 'Builder', 'Stack update'],
-            shownApps.map((app) => appRow(space, app, context)),
+            shownApps.map((app) => appRow(index, app, context)),
           )
     }
     ${notShown(apps.length - shownApps.length, 'app')}
@@ -77,11 +145,11 @@ function spaceSection(space: KorifiSnapshot, context: ViewContext): SafeHtml {
   </section>`;
 }
 
-function appRow(space: KorifiSnapshot, app: CFApp, context: ViewContext): SafeHtml {
+function appRow(index: SpaceIndex, app: CFApp, context: ViewContext): SafeHtml {
   const guid = nameOf(app);
   const spec = app.spec;
   const actual = app.status?.actualState;
-  const image = imageOfApp(space, guid);
+  const image = index.images.get(guid);
   return html`<tr>
     <td>${spec?.displayName ?? '—'}<br /><span class="mono muted">${guid}</span></td>
     <td>
@@ -91,18 +159,18 @@ function appRow(space: KorifiSnapshot, app: CFApp, context: ViewContext): SafeHt
           : html`<br /><span class="muted">actual ${actual}</span>`
       }
     </td>
-    <td>${dropletCell(space, app)}</td>
-    <td>${latestBuildCell(space, guid)}</td>
-    <td>${builderCell(space, image)}</td>
-    <td>${stackUpdateCell(space, app, image, context)}</td>
+    <td>${dropletCell(index, app)}</td>
+    <td>${latestBuildCell(index.workloads.get(guid))}</td>
+    <td>${builderCell(index, image)}</td>
+    <td>${stackUpdateCell(index, app, image, context)}</td>
   </tr>`;
 }
 
 /** The CFBuild the app runs: its droplet image and stack (never its imagePullSecrets). */
-function dropletCell(space: KorifiSnapshot, app: CFApp): SafeHtml {
+function dropletCell(index: SpaceIndex, app: CFApp): SafeHtml {
   const ref = app.spec?.currentDropletRef?.name;
   if (ref === undefined || ref === '') return html`<span class="muted">none (not staged)</span>`;
-  const build = space.builds.find((b) => nameOf(b) === ref);
+  const build = index.builds.get(ref);
   if (build === undefined) {
     return html`<span class="mono">${ref}</span><br /><span class="badge badge-bad">CFBuild not found</span>`;
   }
@@ -119,24 +187,8 @@ function dropletCell(space: KorifiSnapshot, app: CFApp): SafeHtml {
     }`;
 }
 
-/** The app's newest BuildWorkload: by Korifi's app-guid label, else through its CFBuild's appRef. */
-function latestWorkload(space: KorifiSnapshot, guid: string): BuildWorkload | undefined {
-  const appOfBuild = (name: string): string | undefined =>
-    space.builds.find((b) => nameOf(b) === name)?.spec?.appRef.name;
-  const mine = space.buildWorkloads.filter(
-    (w) =>
-      w.metadata?.labels?.[KORIFI_APP_GUID_LABEL] === guid ||
-      (w.spec?.buildRef.name !== undefined && appOfBuild(w.spec.buildRef.name) === guid),
-  );
-  return mine.sort(
-    (a, b) =>
-      compareStrings(b.metadata?.creationTimestamp ?? '', a.metadata?.creationTimestamp ?? '') ||
-      compareStrings(nameOf(b), nameOf(a)),
-  )[0];
-}
-
-function latestBuildCell(space: KorifiSnapshot, guid: string): SafeHtml {
-  const workload = latestWorkload(space, guid);
+/** The app's newest BuildWorkload, by creation time (then name). */
+function latestBuildCell(workload: BuildWorkload | undefined): SafeHtml {
   if (workload === undefined) return html`<span class="muted">none</span>`;
   const conditions = workload.status?.conditions;
   const builderReady = conditions?.find((c) => c.type === BUILDER_READY_CONDITION);
@@ -159,25 +211,6 @@ function conditionBadge(
   return html`<span class="badge ${colour}">${type} ${condition.status}${reason}</span>`;
 }
 
-/** The kpack Image that builds the app's droplets, linked to it as Korifi links them (appOfImage). */
-function imageOfApp(space: KorifiSnapshot, guid: string): KpackImage | undefined {
-  const appExists = (name: string): boolean => space.apps.some((a) => nameOf(a) === name);
-  const appOfBuild = (name: string): string | undefined =>
-    space.builds.find((b) => nameOf(b) === name)?.spec?.appRef.name;
-  return byName(space.images).find(
-    (image) =>
-      appOfImage(
-        {
-          name: nameOf(image),
-          ...(image.metadata?.labels === undefined ? {} : { labels: image.metadata.labels }),
-          ownerReferences: ownerReferencesOf(image),
-        },
-        appExists,
-        appOfBuild,
-      ) === guid,
-  );
-}
-
 /** `metadata.ownerReferences` (the schema passes it through untyped): kind and name of each. */
 function ownerReferencesOf(image: KpackImage): { readonly kind?: string; readonly name?: string }[] {
   const metadata: Readonly<Record<string, unknown>> = image.metadata ?? {};
@@ -193,7 +226,7 @@ function ownerReferencesOf(image: KpackImage): { readonly kind?: string; readonl
 type AnyBuilder = KpackBuilder | KpackClusterBuilder;
 
 /** The builder the app's kpack Image names, and whether it is ready (kpack's rule: Ready True, generation observed). */
-function builderCell(space: KorifiSnapshot, image: KpackImage | undefined): SafeHtml {
+function builderCell(index: SpaceIndex, image: KpackImage | undefined): SafeHtml {
   if (image === undefined) return html`<span class="muted">no kpack Image</span>`;
   const ref = image.spec?.builder;
   if (ref?.name === undefined) {
@@ -202,9 +235,9 @@ function builderCell(space: KorifiSnapshot, image: KpackImage | undefined): Safe
   const kind = ref.kind ?? 'ClusterBuilder';
   const builder: AnyBuilder | undefined =
     kind === 'ClusterBuilder'
-      ? space.clusterBuilders.find((b) => nameOf(b) === ref.name)
-      : ref.namespace === undefined || ref.namespace === space.namespace
-        ? space.builders.find((b) => nameOf(b) === ref.name)
+      ? index.clusterBuilders.get(ref.name)
+      : ref.namespace === undefined || ref.namespace === index.namespace
+        ? index.builders.get(ref.name)
         : undefined;
   return html`${kind} <span class="mono">${ref.name}</span><br />
     ${builder === undefined ? html`<span class="badge badge-bad">not found</span>` : readinessBadge(builder)}`;
@@ -221,28 +254,24 @@ function readinessBadge(builder: AnyBuilder): SafeHtml {
   return conditionBadge('Ready', ready);
 }
 
-/** The CFBuilds of the app, as the propagator's decision reads them. */
-function appBuilds(space: KorifiSnapshot, guid: string): CFBuildView[] {
-  return space.builds.flatMap((build: CFBuild) => {
-    const name = nameOf(build);
-    const spec = build.spec;
-    const app = spec?.appRef.name;
-    const pkg = spec?.packageRef.name;
-    if (spec === undefined || app !== guid || pkg === undefined || name === '') return [];
-    const { labels, annotations, generation } = build.metadata ?? {};
-    const { state, droplet } = build.status ?? {};
-    return [
-      {
-        name,
-        ...(generation === undefined ? {} : { generation }),
-        ...(labels === undefined ? {} : { labels }),
-        ...(annotations === undefined ? {} : { annotations }),
-        spec: { ...spec, appRef: { name: app }, packageRef: { name: pkg } },
-        ...(state === undefined ? {} : { state }),
-        ...(droplet === undefined ? {} : { droplet }),
-      },
-    ];
-  });
+/** A CFBuild as the propagator's decision reads it; undefined without the app and package it names. */
+function cfBuildView(build: CFBuild): CFBuildView | undefined {
+  const name = nameOf(build);
+  const spec = build.spec;
+  const app = spec?.appRef.name;
+  const pkg = spec?.packageRef.name;
+  if (spec === undefined || app === undefined || pkg === undefined || name === '') return undefined;
+  const { labels, annotations, generation } = build.metadata ?? {};
+  const { state, droplet } = build.status ?? {};
+  return {
+    name,
+    ...(generation === undefined ? {} : { generation }),
+    ...(labels === undefined ? {} : { labels }),
+    ...(annotations === undefined ? {} : { annotations }),
+    spec: { ...spec, appRef: { name: app }, packageRef: { name: pkg } },
+    ...(state === undefined ? {} : { state }),
+    ...(droplet === undefined ? {} : { droplet }),
+  };
 }
 
 /**
@@ -250,22 +279,17 @@ function appBuilds(space: KorifiSnapshot, guid: string): CFBuildView[] {
  * objects: `propagate` is one not finished yet; an ignored one is shown when it says something to
  * a human (reverted, blocked, a rebuild not rolled out); else the last one applied, if the app runs it.
  */
-function stackUpdateCell(
-  space: KorifiSnapshot,
-  app: CFApp,
-  image: KpackImage | undefined,
-  context: ViewContext,
-): SafeHtml {
+function stackUpdateCell(index: SpaceIndex, app: CFApp, image: KpackImage | undefined, context: ViewContext): SafeHtml {
   const guid = nameOf(app);
   const current = app.spec?.currentDropletRef?.name;
   const switchedTo = app.metadata?.annotations?.[STACK_UPDATE_APPLIED_ANNOTATION];
-  const builds = appBuilds(space, guid);
+  const builds = index.appBuilds.get(guid) ?? [];
   const applied = appliedStackUpdate(builds, current, switchedTo);
   if (image === undefined) return applied ?? html`<span class="muted">—</span>`;
   const decision = decideStackUpdate({
     image: imageView(image),
     app: {
-      namespace: space.namespace,
+      namespace: index.namespace,
       name: guid,
       ...(current === undefined ? {} : { currentDropletRef: current }),
       ...(switchedTo === undefined ? {} : { lastSwitchedTo: switchedTo }),

@@ -320,6 +320,18 @@ describe('korifiView: apps', () => {
     );
   });
 
+  it('finds a BuildWorkload without the app-guid label through its CFBuild', () => {
+    const s = space();
+    const unlabelled = workload('droplet-in-flight-1', IN_FLIGHT, '2026-01-15T09:00:00Z', ['True', 'BuildSucceeded']);
+    const { labels: _labels, ...metadata } = unlabelled.metadata ?? {};
+    const row = rowWith(render([{ ...s, buildWorkloads: [{ ...unlabelled, metadata }] }]), `>${IN_FLIGHT}<`);
+    assert.match(
+      row,
+      />droplet-in-flight-1<\/span><br \/><span class="muted">by<\/span><span class="mono">nudger-kpack</,
+    );
+    assert.match(row, /Succeeded True \(BuildSucceeded\)/);
+  });
+
   it("shows the builder the app's kpack Image names and its readiness", () => {
     assert.match(
       rowWith(page, `>${IN_FLIGHT}<`),
