@@ -388,6 +388,16 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       'scenario file (docs/sandbox.md); default: examples/olm-operator, with and without ChangeGroups',
     )
     .option('--no-changegroups', 'play without ChangeGroups: one nudge pull request per nudge (ADR 29)')
+    .option(
+      '--dashboard',
+      'serve the dashboard on 127.0.0.1, print its URL with a one-time token on stderr, and keep running after the scenario until Ctrl-C',
+    )
+    .addOption(
+      new Option(
+        '--dashboard-port <port>',
+        "with --dashboard: the dashboard's port (default: one the kernel picks)",
+      ).argParser(portNumber('--dashboard-port')),
+    )
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(
       new Option('--log-level <level>', 'manager log level (to stderr)')
@@ -425,12 +435,17 @@ function durationOption(flags: string, description: string, fallbackMs: number):
 }
 
 function portOption(flags: string, description: string, fallback: number): Option {
-  return new Option(flags, description).default(fallback).argParser((value: string) => {
+  return new Option(flags, description).default(fallback).argParser(portNumber(flags.split(' ')[0] ?? flags));
+}
+
+/** A port number, 0 to 65535 (0: one the kernel picks). */
+function portNumber(flag: string): (value: string) => number {
+  return (value) => {
     const port = Number(value);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
-      throw new UsageError(`${flags.split(' ')[0] ?? flags}: "${value}" is not a port number`);
+      throw new UsageError(`${flag}: "${value}" is not a port number`);
     return port;
-  });
+  };
 }
 
 /** The input options every command that reads manifests shares (commander leaves unset ones out). */

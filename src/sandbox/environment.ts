@@ -26,6 +26,7 @@ import { registerWebhooks } from './webhooks.ts';
 import { startEmulatedForge } from './forges/emulated-forge.ts';
 import { LocalSandboxForge, type SandboxForge } from './forges/sandbox-forge.ts';
 import type { ScenarioForge } from './scenario/schema.ts';
+import { managerDashboardOptions, type SandboxDashboard } from './dashboard.ts';
 
 export interface SandboxEnvironmentOptions {
   readonly logger: Logger;
@@ -37,6 +38,8 @@ export interface SandboxEnvironmentOptions {
   readonly preMergePollMs?: number;
   /** The forge the scenarios' repositories are on; default `local`. */
   readonly forge?: ScenarioForge;
+  /** The dashboard the manager serves (`nudger sandbox --dashboard`, D14); default none. */
+  readonly dashboard?: SandboxDashboard;
 }
 
 export interface SandboxEnvironment {
@@ -54,6 +57,8 @@ export interface SandboxEnvironment {
   readonly tekton: TektonStandIn;
   readonly pac: PacStandIn;
   readonly pollIntervalMs: number;
+  /** The port of the manager's dashboard, when one was asked for (the same after startManager). */
+  readonly dashboardPort?: number | undefined;
   /** Stops the manager only (a controller crash); `startManager` brings it back. */
   stopManager(): Promise<void>;
   startManager(): Promise<void>;
@@ -117,6 +122,12 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
         ...loopbackManagerOptions('nudger-sandbox', certDir, manager?.webhookPort ?? 0),
         logger,
         changeGroups,
+        // A restarted manager serves on the port of the first, so an open page reconnects.
+        ...(options.dashboard === undefined
+          ? {}
+          : {
+              dashboard: managerDashboardOptions(options.dashboard, manager?.dashboardPort ?? options.dashboard.port),
+            }),
         dispatch: {
           enabled: true,
           defaultExecutor: 'direct',
@@ -172,6 +183,9 @@ export async function startSandboxEnvironment(options: SandboxEnvironmentOptions
       tekton,
       pac,
       pollIntervalMs,
+      get dashboardPort() {
+        return manager?.dashboardPort;
+      },
       stopManager: async () => {
         await manager?.stop();
       },

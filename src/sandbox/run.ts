@@ -2,6 +2,7 @@
 // times: nudged by the build-service stand-in with and without ChangeGroups, and with ChangeGroups
 // and nudger's dispatcher firing through the direct executor), one result.
 import type { Logger } from '../runtime/logger.ts';
+import { withDashboard, type SandboxDashboardRun } from './dashboard.ts';
 import { startSandboxEnvironment, type SandboxEnvironment } from './environment.ts';
 import { runKorifiSandbox } from './korifi/play.ts';
 import { ScenarioPlayer, type PlayOptions } from './play.ts';
@@ -21,6 +22,8 @@ export interface SandboxRunOptions {
   readonly logger: Logger;
   readonly binDirectory?: string;
   readonly play?: PlayOptions;
+  /** `nudger sandbox --dashboard` (D14): the manager serves the dashboard, open until whileOpen resolves. */
+  readonly dashboard?: SandboxDashboardRun;
 }
 
 /** The scenario without ChangeGroups, in a namespace of its own so both runs share one cluster. */
@@ -92,11 +95,14 @@ export async function runSandbox(options: SandboxRunOptions): Promise<SandboxRes
     logger: options.logger,
     forge: options.scenario.forge,
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
+    ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
   });
   try {
-    if (options.compare && options.changeGroups) return await compareInEnvironment(env, options.scenario, options.play);
-    const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
-    return await playInEnvironment(env, scenario, options.play);
+    return await withDashboard(options.dashboard, env, async () => {
+      if (options.compare && options.changeGroups) return compareInEnvironment(env, options.scenario, options.play);
+      const scenario = options.changeGroups ? options.scenario : comparisonScenario(options.scenario);
+      return playInEnvironment(env, scenario, options.play);
+    });
   } finally {
     await env.close();
   }

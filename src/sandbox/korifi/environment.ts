@@ -15,6 +15,7 @@ import { SANDBOX_CRDS, startControlPlane, type ControlPlane } from '../control-p
 import { startLocalRegistry, type LocalRegistry } from '../registry.ts';
 import { loopbackManagerOptions, startScratch, writeWebhookCert } from '../scratch.ts';
 import { installDefaultClusterBuilder, KpackStandIn } from './kpack.ts';
+import { managerDashboardOptions, type SandboxDashboard } from '../dashboard.ts';
 
 export interface KorifiEnvironmentOptions {
   readonly logger: Logger;
@@ -31,6 +32,8 @@ export interface KorifiEnvironmentOptions {
   readonly managerKubeConfig?: (controlPlane: ControlPlane) => Promise<KubeConfig>;
   /** The manager's `--builder-readiness-timeout`; default the manager's. */
   readonly builderReadinessTimeoutMs?: number;
+  /** The dashboard the manager serves (`nudger sandbox --dashboard`, D14); default none. */
+  readonly dashboard?: SandboxDashboard;
 }
 
 export interface KorifiEnvironment {
@@ -89,6 +92,7 @@ export async function startKorifiEnvironment(options: KorifiEnvironmentOptions):
       ...loopbackManagerOptions('nudger-sandbox-korifi', certDir),
       logger,
       controllerGroups: ['korifi'],
+      ...(options.dashboard === undefined ? {} : { dashboard: managerDashboardOptions(options.dashboard) }),
       korifi: {
         ...KORIFI_SETTING_DEFAULTS,
         repositoryPrefix: imageRepositoryPrefix,

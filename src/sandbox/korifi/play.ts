@@ -24,6 +24,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import { buildpackLifecycle, CfApiStandIn } from './cf-api.ts';
 import { startKorifiEnvironment, type KorifiEnvironment } from './environment.ts';
 import { KPACK_BUILDERS, KPACK_CLUSTER_BUILDERS, type KpackObject } from './kpack-objects.ts';
+import { withDashboard, type SandboxDashboardRun } from '../dashboard.ts';
 
 export interface KorifiPlayOptions {
   /** How long a step may take to settle before the run fails; default 120 s. */
@@ -327,6 +328,7 @@ export async function runKorifiSandbox(options: {
   readonly logger: Logger;
   readonly binDirectory?: string;
   readonly play?: KorifiPlayOptions;
+  readonly dashboard?: SandboxDashboardRun;
 }): Promise<SandboxResult> {
   const { korifi } = options.scenario;
   if (korifi === undefined) throw new TypeError('not a Korifi scenario');
@@ -334,9 +336,12 @@ export async function runKorifiSandbox(options: {
     logger: options.logger,
     clusterBuilder: korifi.clusterBuilder,
     ...(options.binDirectory === undefined ? {} : { binDirectory: options.binDirectory }),
+    ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
   });
   try {
-    return await playKorifiInEnvironment(env, options.scenario, options.play);
+    return await withDashboard(options.dashboard, env.manager, () =>
+      playKorifiInEnvironment(env, options.scenario, options.play),
+    );
   } finally {
     await env.close();
   }
