@@ -109,4 +109,13 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  {
+    // The dashboard's browser script: plain JavaScript outside the TypeScript project (no build step).
+    files: ['assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { document: 'readonly', EventSource: 'readonly' },
+    },
+  },
 );
