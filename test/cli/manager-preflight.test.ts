@@ -146,4 +146,31 @@ describe('preflightManager', () => {
       '--metrics-auth "token": must be one of none, kubernetes',
     );
   });
+
+  it('checks the dashboard flags: a port of its own, a host, a certificate directory that goes with the port', async () => {
+    await preflightManager(options({ dashboardPort: 8082, dashboardHost: '127.0.0.1' }));
+    await preflightManager(options({ dashboardPort: 0, dashboardHost: 'localhost', dashboardCertDir: certDir }));
+    await preflightManager(options({ dashboardPort: 8443, dashboardHost: '::' }));
+    assert.equal(await refusal({ dashboardPort: 70000 }), '--dashboard-port 70000: is not a port number (0-65535)');
+    assert.equal(
+      await refusal({ dashboardPort: 9443 }),
+      '--webhook-port 9443 and --dashboard-port 9443: the HTTPS webhook server needs a port of its own',
+    );
+    assert.equal(
+      await refusal({ dashboardPort: 8081 }),
+      '--dashboard-port 8081 and --health-port 8081: the dashboard needs a port of its own',
+    );
+    assert.equal(
+      await refusal({ dashboardPort: 8082, dashboardHost: 'not a host' }),
+      '--dashboard-host "not a host": is not an IP address or host name',
+    );
+    assert.equal(
+      await refusal({ dashboardCertDir: certDir }),
+      `--dashboard-cert-dir ${certDir}: goes with --dashboard-port`,
+    );
+    assert.equal(
+      await refusal({ dashboardPort: 8082, dashboardCertDir: join(dir, 'missing') }),
+      `--dashboard-cert-dir ${join(dir, 'missing')}: no such directory`,
+    );
+  });
 });
