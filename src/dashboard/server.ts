@@ -15,6 +15,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Registry } from 'prom-client';
+import type { LayoutOutcome } from '../domain/dashboard/graph-layout.ts';
+import { graphLayoutInput } from '../domain/dashboard/graph-view.ts';
 import { dashboardPath, html, type SafeHtml } from '../domain/dashboard/html.ts';
 import type { DashboardTab, PageInput } from '../domain/dashboard/page.ts';
 import type { KorifiSnapshot, NamespaceSnapshot, ViewContext } from '../domain/dashboard/inputs.ts';
@@ -24,6 +26,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { dns1123LabelProblem, dns1123SubdomainProblem } from '../schema/names.ts';
 import { CertWatcher } from '../webhooks/cert-watcher.ts';
 import { SessionStore, type Access, type DashboardAuthorizer } from './auth.ts';
+import { LayoutWorker, type GraphLayouts } from './layout-worker.ts';
 import { LiveUpdates, type LiveRender } from './live.ts';
 import type { DashboardData } from './snapshots.ts';
 
@@ -39,7 +42,13 @@ export interface DashboardViews {
   /** A whole sign-in document. */
   loginForm(error?: string): SafeHtml;
   namespaces(namespaces: readonly NamespaceSnapshot[], context: ViewContext): SafeHtml;
-  graph(snapshot: NamespaceSnapshot, context: ViewContext, selected?: string): SafeHtml;
+  /** `layout`: graphLayoutInput(snapshot, selected) laid out by the layout worker (N47). */
+  graph(
+    snapshot: NamespaceSnapshot,
+    context: ViewContext,
+    selected: string | undefined,
+    layout: LayoutOutcome,
+  ): SafeHtml;
   changeGroups(snapshot: NamespaceSnapshot, context: ViewContext): SafeHtml;
   changeGroup(snapshot: NamespaceSnapshot, name: string, context: ViewContext): SafeHtml | undefined;
   nudges(snapshot: NamespaceSnapshot, context: ViewContext): SafeHtml;
@@ -66,6 +75,8 @@ export interface DashboardServerOptions {
   /** Where dashboard.css and dashboard.js are; default the repository's assets/dashboard/. */
   readonly assetsDir?: URL;
   readonly sessions?: SessionStore;
+  /** Lays graphs out off the event loop (N47); default a LayoutWorker. Stopped with the server. */
+  readonly layouts?: GraphLayouts;
 }
 
 export const DEFAULT_DASHBOARD_HOST = '127.0.0.1';
@@ -175,6 +186,7 @@ export class DashboardServer {
   readonly #authorizer: DashboardAuthorizer;
   readonly #sessions: SessionStore;
   readonly #live: LiveUpdates;
+  readonly #layouts: GraphLayouts;
   readonly #now: () => number;
   readonly #certs: CertWatcher | undefined;
   readonly #assets = new Map<string, Buffer>();
@@ -187,6 +199,7 @@ export class DashboardServer {
     this.#authorizer = options.authorizer;
     this.#sessions = options.sessions ?? new SessionStore();
     this.#now = options.now ?? Date.now;
+    this.#layouts = options.layouts ?? new LayoutWorker({ logger: options.logger });
     this.#live = new LiveUpdates({
       sources: options.data.sources,
       logger: options.logger,
@@ -261,6 +274,7 @@ export class DashboardServer {
   async stop(): Promise<void> {
     this.#live.stop();
     this.#certs?.stop();
+    await this.#layouts.stop();
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
@@ -354,14 +368,18 @@ export class DashboardServer {
     const snapshot = (): NamespaceSnapshot => data.namespace(namespace);
     const path = viewPath(route);
     switch (route.kind) {
-      case 'graph':
-        return {
-          kind: 'view',
-          title: `${namespace} · nudge graph`,
-          namespace,
-          tab: 'graph',
-          main: remembered(memo, path, () => views.graph(snapshot(), context, route.component)),
-        };
+      case 'graph': {
+        // dagre runs in the layout worker, never on this event loop, which also answers admission
+        // webhooks (N47); the view renders the snapshot the layout was asked for.
+        let main = memo?.get(path);
+        if (main === undefined) {
+          const shown = snapshot();
+          const layout = await this.#layouts.layout(graphLayoutInput(shown, route.component));
+          main = views.graph(shown, context, route.component, layout);
+          memo?.set(path, main);
+        }
+        return { kind: 'view', title: `${namespace} · nudge graph`, namespace, tab: 'graph', main };
+      }
       case 'changegroups':
         return {
           kind: 'view',

@@ -3,14 +3,17 @@
 // Deterministic: nodes and edges are sorted before dagre sees them (dagre itself has no randomness,
 // but its result depends on insertion order), and coordinates are rounded. Bounded: dagre's cost
 // grows far faster than the graph (N47 has the figures), so at most MAX_LAYOUT_NODES nodes and
-// MAX_LAYOUT_EDGES edges are laid out, and the result says how many were left out.
+// MAX_LAYOUT_EDGES edges are laid out, and the result says how many were left out. Two steps:
+// `prepareLayout` (cheap: sort and cap) gives a plain, serialisable input, and `layoutPrepared` runs
+// dagre on it; the dashboard server runs the second in a worker thread, off the event loop that
+// also answers admission webhooks (src/dashboard/layout-worker.ts, N47).
 import dagre from '@dagrejs/dagre';
 import { compareStrings } from '../compare.ts';
 
-/** Nodes laid out at most; the rest are counted in `omittedNodes`. */
-export const MAX_LAYOUT_NODES = 100;
+/** Nodes laid out at most; the rest are counted in `omittedNodes` (N47: what the worker's timeout allows). */
+export const MAX_LAYOUT_NODES = 200;
 /** Edges laid out at most (among the nodes laid out); the rest are counted in `omittedEdges`. */
-export const MAX_LAYOUT_EDGES = 200;
+export const MAX_LAYOUT_EDGES = 400;
 /** Characters of a label drawn at most; the whole text goes to the node's `<title>`. */
 export const MAX_LABEL_CHARACTERS = 40;
 
@@ -124,15 +127,24 @@ interface Dagre {
 }
 const layoutLibrary = dagre as unknown as Dagre;
 
-interface Prepared {
+/** What dagre is given: plain data (structured-clonable), sorted, within the caps. */
+export interface PreparedLayout {
   readonly nodes: readonly string[];
   readonly edges: readonly LayoutEdgeInput[];
   readonly omittedNodes: number;
   readonly omittedEdges: number;
 }
 
-/** The nodes and edges to lay out, sorted, within the caps. */
-function prepare(input: LayoutInput): Prepared {
+/**
+ * What a graph drawing came to: its layout, or none because laying it out took too long, was
+ * refused (too many waiting) or failed; the view then points to the edge table (N47).
+ */
+export type LayoutOutcome =
+  | { readonly kind: 'laid-out'; readonly layout: GraphLayout }
+  | { readonly kind: 'too-large'; readonly reason: 'timeout' | 'busy' | 'failed' | 'stopped' };
+
+/** The nodes and edges to lay out, sorted, within the caps; two inputs that prepare alike lay out alike. */
+export function prepareLayout(input: LayoutInput): PreparedLayout {
   const all = [...new Set(input.nodes)].sort(compareStrings);
   const known = new Set(all);
   const firsts = [...new Set(input.first ?? [])].filter((name) => known.has(name));
@@ -159,31 +171,13 @@ function prepare(input: LayoutInput): Prepared {
   return { nodes, edges: kept, omittedNodes: all.length - nodes.length, omittedEdges: edges.length - kept.length };
 }
 
-// The last few layouts: the live view renders a namespace again on every change of its builds or
-// ChangeGroups, and the graph itself rarely changes. The key is the prepared input, so a hit is
-// exactly the layout that would be computed.
-const MEMO_SIZE = 16;
-const memo = new Map<string, GraphLayout>();
-
 /** Lays out a nudge graph left to right; the same input always gives the same layout. */
 export function layoutGraph(input: LayoutInput): GraphLayout {
-  const prepared = prepare(input);
-  const key = JSON.stringify([prepared.nodes, prepared.edges.map((e) => [e.from, e.to, e.label ?? null])]);
-  const known = memo.get(key);
-  if (known !== undefined)
-    return { ...known, omittedNodes: prepared.omittedNodes, omittedEdges: prepared.omittedEdges };
-  const layout = computeLayout(prepared);
-  memo.set(key, layout);
-  if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value ?? key);
-  return layout;
+  return layoutPrepared(prepareLayout(input));
 }
 
-/** The layout without the memo (for tests of dagre's own determinism). */
-export function layoutGraphUncached(input: LayoutInput): GraphLayout {
-  return computeLayout(prepare(input));
-}
-
-function computeLayout(prepared: Prepared): GraphLayout {
+/** Runs dagre on a prepared input: the expensive step (N47), run by the dashboard's layout worker. */
+export function layoutPrepared(prepared: PreparedLayout): GraphLayout {
   // dagre keys nodes by plain-object properties, so a component named `constructor` or `__proto__`
   // would collide with Object.prototype: it only ever sees ids.
   const ids = new Map(prepared.nodes.map((name, index) => [name, `n${String(index)}`]));
@@ -231,7 +225,7 @@ function computeLayout(prepared: Prepared): GraphLayout {
 }
 
 /** Moved so that everything drawn (nodes, edge bends, labels) lies MARGIN inside (0, 0)–(width, height). */
-function normalised(nodes: readonly NodeBox[], edges: readonly EdgeLine[], prepared: Prepared): GraphLayout {
+function normalised(nodes: readonly NodeBox[], edges: readonly EdgeLine[], prepared: PreparedLayout): GraphLayout {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;

@@ -7,6 +7,9 @@
 // readers, for graphs too large to draw whole, and for the tests. The selected component's panel
 // shows what its newest push build nudged, read from the dispatcher's marker by the marker's own
 // parser (N18). Built only with the `html` tag; presentation attributes, never `style=`.
+// The layout is an input, not computed here: dagre can take seconds, so the server asks
+// `graphLayoutInput` for the plain input, has it laid out off its event loop (N47), and passes the
+// outcome to `graphView`, which stays a pure and cheap function of its arguments.
 import { formatElapsed } from '../changegroup/duration.ts';
 import { compareStrings } from '../compare.ts';
 import { findCycles, stronglyConnectedComponents } from '../cycles.ts';
@@ -25,8 +28,9 @@ import { staleReferences } from '../stale-references.ts';
 import {
   MAX_LAYOUT_EDGES,
   MAX_LAYOUT_NODES,
-  layoutGraph,
   type EdgeLine,
+  type LayoutInput,
+  type LayoutOutcome,
   type NodeBox,
   type Point,
 } from './graph-layout.ts';
@@ -116,7 +120,29 @@ function edgeLabel(edge: NudgeEdge): string | undefined {
   return edge.gatingGroup ?? 'no gating group';
 }
 
-export function graphView(snapshot: NamespaceSnapshot, context: ViewContext, selected?: string): SafeHtml {
+/**
+ * What the drawing of `snapshot`'s graph lays out (plain data): every node, the first declared edge
+ * of each pair with its gating group as label, and `selected` with its neighbours first.
+ */
+export function graphLayoutInput(snapshot: NamespaceSnapshot, selected?: string): LayoutInput {
+  const { graph } = snapshot;
+  return {
+    nodes: graph.nodes,
+    edges: [...drawnEdges(graph).values()].map((edge) => {
+      const label = edgeLabel(edge);
+      return label === undefined ? { from: edge.from, to: edge.to } : { from: edge.from, to: edge.to, label };
+    }),
+    first: selected === undefined ? [] : [selected, ...graph.predecessors(selected), ...graph.successors(selected)],
+  };
+}
+
+/** `layout`: what laying out `graphLayoutInput(snapshot, selected)` came to. */
+export function graphView(
+  snapshot: NamespaceSnapshot,
+  context: ViewContext,
+  selected: string | undefined,
+  layout: LayoutOutcome,
+): SafeHtml {
   const { graph, namespace } = snapshot;
   const findings = findingsOf(graph);
   const staleCount = findings.missing?.size ?? 0;
@@ -131,7 +157,7 @@ export function graphView(snapshot: NamespaceSnapshot, context: ViewContext, sel
     <div class="graph-layout">
       <section class="panel">
         <h2>Graph</h2>
-        ${drawing(snapshot, findings, selected)}
+        ${drawing(snapshot, findings, selected, layout)}
       </section>
       ${selected === undefined ? '' : sidePanel(snapshot, context, selected)}
     </div>
@@ -163,20 +189,21 @@ function problemsSection(graph: NamespaceGraph, findings: Findings): SafeHtml {
 
 // --- the drawing ---------------------------------------------------------------------------------
 
-function drawing(snapshot: NamespaceSnapshot, findings: Findings, selected: string | undefined): SafeHtml {
+function drawing(
+  snapshot: NamespaceSnapshot,
+  findings: Findings,
+  selected: string | undefined,
+  outcome: LayoutOutcome,
+): SafeHtml {
   const { graph, namespace } = snapshot;
   if (graph.nodes.length === 0) {
     return html`<p class="empty">No Components and no nudges in this namespace.</p>`;
   }
+  if (outcome.kind === 'too-large') {
+    return html`<p class="more">The graph is too large to lay out; see the edge table below.</p>`;
+  }
+  const { layout } = outcome;
   const pairs = drawnEdges(graph);
-  const layout = layoutGraph({
-    nodes: graph.nodes,
-    edges: [...pairs.values()].map((edge) => {
-      const label = edgeLabel(edge);
-      return label === undefined ? { from: edge.from, to: edge.to } : { from: edge.from, to: edge.to, label };
-    }),
-    first: selected === undefined ? [] : [selected, ...graph.predecessors(selected), ...graph.successors(selected)],
-  });
   const lines = layout.edges.map((line) => {
     const edge = pairs.get(JSON.stringify([line.from, line.to]));
     return edge === undefined ? '' : edgeShape(line, edge, findings);

@@ -4,9 +4,9 @@
 // writer), and hostile names from build-nudges-ref and NudgeConfig entries rendered as text.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_LAYOUT_NODES } from '../../../src/domain/dashboard/graph-layout.ts';
-import { componentHref, graphView } from '../../../src/domain/dashboard/graph-view.ts';
-import { escapeHtml } from '../../../src/domain/dashboard/html.ts';
+import { MAX_LAYOUT_NODES, layoutGraph } from '../../../src/domain/dashboard/graph-layout.ts';
+import { componentHref, graphLayoutInput, graphView } from '../../../src/domain/dashboard/graph-view.ts';
+import { escapeHtml, type SafeHtml } from '../../../src/domain/dashboard/html.ts';
 import type { NamespaceSnapshot, ViewContext } from '../../../src/domain/dashboard/inputs.ts';
 import { serializeMarker, type MarkerEntry } from '../../../src/domain/nudge/dispatch-marker.ts';
 import {
@@ -80,9 +80,17 @@ function panelOf(text: string): string {
   return match[0];
 }
 
+/** The view, laid out here as the server's layout worker would (src/dashboard/layout-worker.ts). */
+function render(view: NamespaceSnapshot, selected?: string): SafeHtml {
+  return graphView(view, CONTEXT, selected, {
+    kind: 'laid-out',
+    layout: layoutGraph(graphLayoutInput(view, selected)),
+  });
+}
+
 describe('graphView', () => {
   it('draws an SVG with a viewBox, an accessible name, arrowheads and a title per node', () => {
-    const text = graphView(basic(), CONTEXT).text;
+    const text = render(basic()).text;
     const svg = svgOf(text);
     assert.match(svg, /<svg[^>]*viewBox="0 0 \d+ \d+"/);
     assert.match(svg, /role="img"/);
@@ -96,7 +104,7 @@ describe('graphView', () => {
   });
 
   it('draws immediate edges solid and validated edges dashed, labelled with their gating group', () => {
-    const text = graphView(basic(), CONTEXT).text;
+    const text = render(basic()).text;
     const immediate = edgePath(text, 'operand-a', 'bundle');
     assert.doesNotMatch(immediate, /stroke-dasharray/);
     assert.match(immediate, /class="edge"/);
@@ -111,7 +119,7 @@ describe('graphView', () => {
   });
 
   it('links every component to the graph with it selected, in the drawing and in the table', () => {
-    const text = graphView(basic(), CONTEXT).text;
+    const text = render(basic()).text;
     const svg = svgOf(text);
     for (const name of ['operand-a', 'operand-b', 'bundle', 'catalog']) {
       assert.ok(svg.includes(`<a href="/ns/team-a/graph?component=${name}"`), `node link of ${name}`);
@@ -128,7 +136,7 @@ describe('graphView', () => {
         { from: 'operand-a', to: 'gone', mode: 'validated', gatingGroup: 'g' },
       ]),
     });
-    const text = graphView(view, CONTEXT).text;
+    const text = render(view).text;
     const legacy = edgePath(text, 'operand-a', 'gone-legacy');
     assert.match(legacy, /class="edge edge-bad"/);
     assert.match(legacy, new RegExp(`stroke="${RED}"`));
@@ -150,7 +158,7 @@ describe('graphView', () => {
   it('does not judge stale references when no Component of the namespace is known', () => {
     const view = snapshot(NS, { nudgeConfig: nudgeConfig(NS, [{ from: 'a', to: 'b' }]) });
     assert.equal(view.graph.components, undefined);
-    const text = graphView(view, CONTEXT).text;
+    const text = render(view).text;
     assert.doesNotMatch(edgePath(text, 'a', 'b'), /edge-bad/);
     assert.match(text, /No Component of this namespace is known, so stale references are not judged/);
     assert.match(text, /not judged here/);
@@ -166,7 +174,7 @@ describe('graphView', () => {
         { from: 'c', to: 'd' },
       ]),
     });
-    const text = graphView(view, CONTEXT).text;
+    const text = render(view).text;
     for (const [from, to] of [
       ['a', 'b'],
       ['b', 'c'],
@@ -183,13 +191,13 @@ describe('graphView', () => {
 
   it('marks a self-nudge from build-nudges-ref as a cycle', () => {
     const view = snapshot(NS, { components: [component(NS, 'loop', ['loop'])] });
-    const text = graphView(view, CONTEXT).text;
+    const text = render(view).text;
     assert.match(edgePath(text, 'loop', 'loop'), /edge-bad/);
     assert.match(text, /<li class="error mono">loop → loop<\/li>/);
   });
 
   it('shows a legend for solid, dashed and red edges', () => {
-    const text = graphView(basic(), CONTEXT).text;
+    const text = render(basic()).text;
     const legend = /<ul class="legend">[\s\S]*?<\/ul>/.exec(text)?.[0] ?? '';
     assert.match(legend, /immediate/);
     assert.match(legend, /stroke-dasharray="6 4"[\s\S]*validated/);
@@ -197,7 +205,7 @@ describe('graphView', () => {
   });
 
   it('says so when the namespace has nothing to draw', () => {
-    const text = graphView(snapshot(NS), CONTEXT).text;
+    const text = render(snapshot(NS)).text;
     assert.match(text, /No Components and no nudges in this namespace/);
     assert.match(text, /No nudges are declared in this namespace/);
     assert.doesNotMatch(text, /<svg[^>]*role="img"/);
@@ -231,7 +239,7 @@ describe('graphView', () => {
         buildRun('bundle-1', { namespace: NS, component: 'bundle', minute: 40 }),
       ],
     });
-    const text = graphView(view, CONTEXT, 'operand-a').text;
+    const text = render(view, 'operand-a').text;
     assert.match(svgOf(text), /<title>operand-a<\/title\s*><rect\s+class="node node-selected"/);
     assert.equal([...text.matchAll(/node-selected/g)].length, 1);
     const panel = panelOf(text);
@@ -270,7 +278,7 @@ describe('graphView', () => {
         buildRun('bundle-new', { namespace: NS, component: 'bundle', minute: 20 }),
       ],
     });
-    const panel = panelOf(graphView(view, CONTEXT, 'bundle').text);
+    const panel = panelOf(render(view, 'bundle').text);
     assert.match(panel, /bundle-new/);
     assert.match(panel, /Not dispatched by nudger/);
   });
@@ -282,20 +290,20 @@ describe('graphView', () => {
       ],
     });
     assert.match(
-      panelOf(graphView(skipped, CONTEXT, 'bundle').text),
+      panelOf(render(skipped, 'bundle').text),
       /<em>the whole build<\/em>[\s\S]*skipped<\/span> <span class="mono">not-succeeded/,
     );
     const broken = basic({
       buildRuns: [buildRun('b1', { namespace: NS, component: 'bundle', minute: 1, marker: `v1 x=${SCRIPT}` })],
     });
-    const text = graphView(broken, CONTEXT, 'bundle').text;
+    const text = render(broken, 'bundle').text;
     assert.match(panelOf(text), /The dispatcher's marker cannot be read: entry 1/);
     assertEscaped(text);
   });
 
   it('says so for a component without a build and for an unknown name', () => {
-    assert.match(panelOf(graphView(basic(), CONTEXT, 'catalog').text), /No push build of this component is known/);
-    const unknown = graphView(basic(), CONTEXT, 'nobody').text;
+    assert.match(panelOf(render(basic(), 'catalog').text), /No push build of this component is known/);
+    const unknown = render(basic(), 'nobody').text;
     assert.match(panelOf(unknown), /No component of this name is known in <span class="mono">team-a<\/span>/);
     assert.doesNotMatch(svgOf(unknown), /node-selected/);
   });
@@ -307,7 +315,7 @@ describe('graphView', () => {
       nudgeConfig: nudgeConfig(NS, [{ from: 'operand-a', to: 'bundle', mode: 'validated', gatingGroup: IMG }]),
     });
     for (const selected of [undefined, SCRIPT, IMG]) {
-      const text = graphView(view, CONTEXT, selected).text;
+      const text = render(view, selected).text;
       assertEscaped(text);
       assert.ok(text.includes(SCRIPT_ESCAPED));
       assert.ok(text.includes(IMG_ESCAPED));
@@ -319,7 +327,7 @@ describe('graphView', () => {
         assert.ok(text.includes(`href="${escapeHtml(href)}"`), `link of ${name}`);
       }
     }
-    const selected = graphView(view, CONTEXT, SCRIPT).text;
+    const selected = render(view, SCRIPT).text;
     assert.match(panelOf(selected), /No Component of this name exists: edges name it/);
     assert.doesNotMatch(selected, /\sstyle=/);
   });
@@ -338,26 +346,48 @@ describe('graphView', () => {
       }),
       buildRuns: [...a.buildRuns].reverse(),
     };
-    const first = graphView(a, CONTEXT, 'bundle').text;
-    assert.equal(graphView(b, CONTEXT, 'bundle').text, first);
+    const first = render(a, 'bundle').text;
+    assert.equal(render(b, 'bundle').text, first);
     assert.match(panelOf(first), /x2/);
   });
 
   it('draws at most the layout cap, keeps the selected component, and still lists every edge', () => {
     const names = Array.from({ length: MAX_LAYOUT_NODES + 5 }, (_, i) => `c-${String(i).padStart(3, '0')}`);
+    const [last = '', beforeLast = ''] = [...names].reverse();
+    // Sorted by name the last two come after the cap; selected, they are drawn, and five others are not.
+    const left = names[MAX_LAYOUT_NODES - 2] ?? '';
     const view = snapshot(NS, {
       components: names.map((name) => component(NS, name)),
       nudgeConfig: nudgeConfig(NS, [
         { from: 'c-000', to: 'c-001' },
-        { from: 'c-103', to: 'c-104' },
+        { from: beforeLast, to: last },
       ]),
     });
-    const text = graphView(view, CONTEXT, 'c-104').text;
+    const text = render(view, last).text;
     assert.match(text, /5 components and 0 edges are not drawn/);
-    assert.match(svgOf(text), /component=c-104"/);
-    assert.doesNotMatch(svgOf(text), /component=c-102"/);
-    assert.ok(edgeRow(text, 'c-103', 'c-104'));
+    assert.match(svgOf(text), new RegExp(`component=${last}"`));
+    assert.match(svgOf(text), new RegExp(`component=${beforeLast}"`));
+    assert.doesNotMatch(svgOf(text), new RegExp(`component=${left}"`));
+    assert.ok(edgeRow(text, beforeLast, last));
     assert.ok(edgeRow(text, 'c-000', 'c-001'));
+  });
+
+  it('says the graph is too large and still lists every edge when no layout came', () => {
+    const text = graphView(basic(), CONTEXT, 'bundle', { kind: 'too-large', reason: 'timeout' }).text;
+    assert.match(text, /The graph is too large to lay out; see the edge table below\./);
+    assert.doesNotMatch(text, /<svg[^>]*role="img"/);
+    assert.ok(edgeRow(text, 'operand-b', 'bundle'));
+    assert.match(panelOf(text), /No push build of this component is known/);
+  });
+
+  it('gives the layout input as plain data: the selection and its neighbours first, gating groups as labels', () => {
+    const input = graphLayoutInput(basic(), 'catalog');
+    assert.deepEqual(input.first, ['catalog', 'bundle']);
+    assert.deepEqual(
+      input.edges.find((edge) => edge.from === 'operand-b'),
+      { from: 'operand-b', to: 'bundle', label: 'operands' },
+    );
+    assert.deepEqual(structuredClone(input), input);
   });
 });
 
