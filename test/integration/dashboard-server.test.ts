@@ -4,6 +4,7 @@
 // refused; a session cookie from POST /login works like the bearer; the live stream sends a new
 // `<main>` fragment once a Component is created; every answer carries the security headers.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../src/adapters/kubernetes/client.ts';
 import { COMPONENTS, NAMESPACES, SERVICE_ACCOUNTS } from '../../src/adapters/kubernetes/resources.ts';
@@ -28,6 +29,7 @@ let plane: ControlPlane;
 let admin: KubeClient;
 let manager: TestManager;
 let token: string;
+const log: string[] = [];
 
 function base(): string {
   return `http://127.0.0.1:${String(manager.dashboardPort)}`;
@@ -85,6 +87,13 @@ before(async () => {
   token = issued.status?.token ?? '';
   assert.notEqual(token, '', 'TokenRequest gave no token');
   manager = await startTestManager(plane.kubeConfig, {
+    logLevel: 'debug',
+    logDestination: new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        log.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        callback();
+      },
+    }),
     overrides: { dashboard: { port: 0, host: '127.0.0.1', auth: { mode: 'kubernetes' } } },
   });
 });
@@ -223,5 +232,13 @@ describe('nudger manager --dashboard-port (kubernetes auth)', () => {
     } finally {
       await events.cancel();
     }
+  });
+
+  it('writes no token to any log line', () => {
+    assert.ok(log.length > 0, 'the manager logged nothing');
+    assert.deepEqual(
+      log.filter((line) => line.includes(token) || line.includes(token.split('.')[2] ?? token)),
+      [],
+    );
   });
 });
