@@ -208,4 +208,28 @@ describe('nudger manager start-up errors', () => {
       taken.server.close();
     }
   });
+
+  it('exits 2 when the dashboard port is taken, closing the servers it had already opened', async () => {
+    const taken = await occupiedPort();
+    try {
+      const exit = await runManager([...base(), '--webhook-cert-dir', certDir, '--dashboard-port', String(taken.port)]);
+      assertRefused(exit, new RegExp(`^nudger: --dashboard-port ${String(taken.port)}: the port is already in use`));
+      assert.match(exit.stderr, /webhook server listening/);
+    } finally {
+      taken.server.close();
+    }
+  });
+
+  it('exits 2 naming --dashboard-cert-dir when it holds no certificate pair', async () => {
+    const exit = await runManager([
+      ...base(),
+      '--webhook-cert-dir',
+      certDir,
+      '--dashboard-port',
+      '0',
+      '--dashboard-cert-dir',
+      dir,
+    ]);
+    assertRefused(exit, new RegExp(`^nudger: --dashboard-cert-dir ${dir}: cannot read tls.crt/tls.key`));
+  });
 });
