@@ -50,6 +50,8 @@ interface ChildConfig {
   readonly certDir: string;
   readonly gitCacheDir: string;
   readonly pollIntervalMs: number;
+  /** How often the ChangeGroup controller re-reads an active group's pull request. */
+  readonly changeGroupPollMs: number;
   /** The manager's log level; warnings and errors go to the child's stderr, which the parent keeps. */
   readonly logLevel: 'warn' | 'error';
 }
@@ -88,7 +90,7 @@ async function runChild(config: ChildConfig): Promise<void> {
   const changeGroups = {
     forgeResolver: new LocalForgeResolver(forge),
     gitCacheDir: config.gitCacheDir,
-    pollIntervalMs: config.pollIntervalMs * 2,
+    pollIntervalMs: config.changeGroupPollMs,
   };
   const manager = await startManager({
     kubeConfig,
@@ -269,7 +271,12 @@ export interface ChildManagerEnvironment {
 }
 
 export async function startChildManagerEnvironment(
-  options: { readonly pollIntervalMs?: number; readonly logLevel?: 'warn' | 'error' } = {},
+  options: {
+    readonly pollIntervalMs?: number;
+    /** The ChangeGroup controller's poll; default twice pollIntervalMs, the sandbox's pace. */
+    readonly changeGroupPollMs?: number;
+    readonly logLevel?: 'warn' | 'error';
+  } = {},
 ): Promise<ChildManagerEnvironment> {
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const directory = await mkdtemp(join(tmpdir(), 'nudger-bench-'));
@@ -297,6 +304,7 @@ export async function startChildManagerEnvironment(
       certDir,
       gitCacheDir: join(directory, 'manager-git'),
       pollIntervalMs,
+      changeGroupPollMs: options.changeGroupPollMs ?? pollIntervalMs * 2,
       logLevel: options.logLevel ?? 'warn',
     };
     let manager = await startChildManager(config);

@@ -3,8 +3,9 @@
 // Shape: per namespace, the OLM operator's: 10 operands each nudging the one bundle (10 nudge
 // branches and pull requests on the bundle's repository, each rewriting its own FROM line of the
 // Dockerfile); 100 namespaces make 1,000 builds and 1,000 pull requests on 100 repositories.
-// Every build is recorded (created, then its status written Succeeded=True, by the sandbox's
-// KonfluxStandIn) 16 at a time, as fast as the API server accepts them.
+// The namespaces are set up by bench/tenant-setup.ts (docs/decisions.md N50). Every build is
+// recorded (created, then its status written Succeeded=True, by the sandbox's KonfluxStandIn) 16
+// at a time, as fast as the API server accepts them.
 //
 // Figures: from the first Succeeded=True write until every build's done-marker is settled as a
 // watch sees it (then every pull request is checked: open, with the build's digest); nudges per
@@ -13,27 +14,24 @@
 // are child processes and not counted); duplicates from the forge (pull requests per branch,
 // pushes per nudge branch) and from the markers (fires per dispatch key). Printed, not asserted.
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readForgeEvents } from '../src/adapters/forges/local/local-forge.ts';
 import { mapWithConcurrency } from '../src/domain/concurrency.ts';
 import { nudgeBranch } from '../src/domain/nudge/pull-request-text.ts';
 import type { SandboxEnvironment } from '../src/sandbox/environment.ts';
 import { KonfluxStandIn, type RecordedBuild } from '../src/sandbox/konflux.ts';
-import { ScenarioPlayer } from '../src/sandbox/play.ts';
-import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
 import {
+  awaitAllSettled,
   fileAt,
   RssSampler,
   seconds,
   StatusWriteClock,
   withDispatchSandbox,
-  type MarkerWatch,
 } from './dispatch-common.ts';
+import { BUNDLE, operatorScenario, setUpScenarios, setUpSummary } from './tenant-setup.ts';
 
-const BUNDLE = 'bundle';
 const OPERANDS_PER_NAMESPACE = 10;
 const BUILDS_IN_FLIGHT = 16;
-const SETUPS_IN_FLIGHT = 4;
+const CHECKS_IN_FLIGHT = 4;
 const RSS_SAMPLE_MS = 50;
 const SETTLE_TIMEOUT_MS = 30 * 60_000;
 
@@ -49,23 +47,6 @@ function namespaceName(index: number): string {
   return `bench-burst-${String(index)}`;
 }
 
-async function setUpNamespace(env: SandboxEnvironment, index: number): Promise<void> {
-  const operands = Array.from({ length: OPERANDS_PER_NAMESPACE }, (_, i) => operand(i));
-  const scenario = checkScenarioDocument(
-    {
-      namespace: namespaceName(index),
-      nudgedBy: 'nudger',
-      executor: 'direct',
-      components: [
-        ...operands.map((name) => ({ name, image: `quay.io/bench/${name}`, nudges: [BUNDLE] })),
-        { name: BUNDLE, image: 'quay.io/bench/bundle' },
-      ],
-    },
-    'dispatch burst benchmark',
-  );
-  await new ScenarioPlayer(env, scenario).setUp();
-}
-
 interface ForgeCheck {
   readonly verified: number;
   readonly missing: string[];
@@ -78,7 +59,7 @@ interface ForgeCheck {
 /** Every nudge branch's pull requests and pushes, from the forge's store and event log. */
 async function checkForge(env: SandboxEnvironment, builds: readonly RecordedBuild[]): Promise<ForgeCheck> {
   const byNamespace = Map.groupBy(builds, (build) => build.namespace);
-  const results = await mapWithConcurrency([...byNamespace], SETUPS_IN_FLIGHT, async ([namespace, built]) => {
+  const results = await mapWithConcurrency([...byNamespace], CHECKS_IN_FLIGHT, async ([namespace, built]) => {
     const repo = env.forge.repository(namespace, BUNDLE);
     const pullRequests = await env.forge.listPullRequests(repo);
     const perBranch = Map.groupBy(pullRequests, (pr) => pr.headBranch);
@@ -115,30 +96,18 @@ async function checkForge(env: SandboxEnvironment, builds: readonly RecordedBuil
   };
 }
 
-/** Until the watch has seen every build settled; the time the last one was. */
-async function awaitAllSettled(markers: MarkerWatch, builds: readonly RecordedBuild[]): Promise<number> {
-  const deadline = performance.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const times = builds.map((build) => markers.settledAt(build.namespace, build.pipelineRun));
-    if (times.every((at) => at !== undefined)) return Math.max(...times);
-    if (performance.now() > deadline) {
-      const left = times.filter((at) => at === undefined).length;
-      throw new Error(`${String(left)} builds not settled by the dispatcher after ${seconds(SETTLE_TIMEOUT_MS)}`);
-    }
-    await sleep(50);
-  }
-}
-
 export async function benchDispatchBurst(options: DispatchBurstOptions): Promise<string> {
   return withDispatchSandbox({}, async ({ env, warnings, watchMarkers }) => {
     // The PaC stand-in would read all 1,100 repositories' event logs every poll to count
     // pull-request builds, which this benchmark does not report: stopped, so it loads nothing.
     await env.pac.stop();
     const setUpStart = performance.now();
-    await mapWithConcurrency(
-      Array.from({ length: options.namespaces }, (_, i) => i),
-      SETUPS_IN_FLIGHT,
-      (index) => setUpNamespace(env, index),
+    const operands = Array.from({ length: OPERANDS_PER_NAMESPACE }, (_, i) => operand(i));
+    const setUp = await setUpScenarios(
+      env,
+      Array.from({ length: options.namespaces }, (_, index) =>
+        operatorScenario(namespaceName(index), operands, { origin: 'dispatch burst benchmark' }),
+      ),
     );
     const setUpMs = performance.now() - setUpStart;
     const markers = await watchMarkers((_, component) => (component === BUNDLE ? [] : [BUNDLE]));
@@ -157,7 +126,7 @@ export async function benchDispatchBurst(options: DispatchBurstOptions): Promise
     );
     const written = performance.now();
     const start = clock.firstSucceededAt() ?? submitStart;
-    const lastSettled = await awaitAllSettled(markers, builds);
+    const lastSettled = await awaitAllSettled(markers, builds, SETTLE_TIMEOUT_MS);
     const peakRss = rss.stop();
     const forge = await checkForge(env, builds);
     const total = lastSettled - start;
@@ -169,7 +138,7 @@ export async function benchDispatchBurst(options: DispatchBurstOptions): Promise
     return [
       `dispatch burst, direct executor (sandbox: real kube-apiserver + etcd, manager in process, local forge with real git): ` +
         `${count.toLocaleString('en')} succeeded builds over ${String(options.namespaces)} namespaces ` +
-        `(each: ${String(OPERANDS_PER_NAMESPACE)} operands nudging one bundle; set up in ${seconds(setUpMs)}), ` +
+        `(each: ${String(OPERANDS_PER_NAMESPACE)} operands nudging one bundle; set up in ${seconds(setUpMs)}: ${setUpSummary(setUp)}), ` +
         `written ${String(BUILDS_IN_FLIGHT)} at a time in ${seconds(written - submitStart)}:`,
       `  every nudge out (every marker settled, seen by a watch) ${seconds(total)} after the first Succeeded=True write; ` +
         `${(count / (total / 1000)).toFixed(1)} nudges/s; last PR opened (forge log) at +${seconds(forge.lastOpenedAt - wallStart)}`,

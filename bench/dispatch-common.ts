@@ -160,6 +160,8 @@ export class MarkerHistory {
   }
 }
 
+const LIST_PAGE = 500;
+
 /** A MarkerHistory fed by one watch on push build PipelineRuns, from the moment `start` returns. */
 export class MarkerWatch extends MarkerHistory {
   readonly #abort = new AbortController();
@@ -170,9 +172,17 @@ export class MarkerWatch extends MarkerHistory {
   static async start(client: KubeClient, targetsOf: TargetsOf): Promise<MarkerWatch> {
     const watch = new MarkerWatch(targetsOf);
     const source = new KubeListWatchSource<KubeObject>(client.http, PIPELINE_RUNS, PUSH_BUILD_RUNS_SELECTOR);
-    const listed = await source.list({});
-    for (const run of listed.items) watch.see(run);
-    watch.#loop = watch.#follow(source, listed.resourceVersion).catch((error: unknown) => {
+    // In pages, as an informer lists: one answer with the scale benchmark's 20,000 PipelineRuns
+    // outlasts the client's request timeout on a loaded machine. Every page is of the first's
+    // snapshot, whose resourceVersion the watch starts from.
+    let listed = await source.list({ limit: LIST_PAGE });
+    const resourceVersion = listed.resourceVersion;
+    for (;;) {
+      for (const run of listed.items) watch.see(run);
+      if (listed.continue === undefined) break;
+      listed = await source.list({ limit: LIST_PAGE, continue: listed.continue });
+    }
+    watch.#loop = watch.#follow(source, resourceVersion).catch((error: unknown) => {
       if (!watch.#abort.signal.aborted) watch.#failure = error;
     });
     return watch;
@@ -225,6 +235,24 @@ export class MarkerWatch extends MarkerHistory {
   async stop(): Promise<void> {
     this.#abort.abort();
     await this.#loop;
+  }
+}
+
+/** Until the watch has seen every build settled; the time (performance.now()) the last one was. */
+export async function awaitAllSettled(
+  markers: MarkerWatch,
+  builds: readonly { readonly namespace: string; readonly pipelineRun: string }[],
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const times = builds.map((build) => markers.settledAt(build.namespace, build.pipelineRun));
+    if (times.every((at) => at !== undefined)) return Math.max(...times);
+    if (performance.now() > deadline) {
+      const left = times.filter((at) => at === undefined).length;
+      throw new Error(`${String(left)} builds not settled by the dispatcher after ${seconds(timeoutMs)}`);
+    }
+    await sleep(50);
   }
 }
 

@@ -14,12 +14,17 @@
 // webhook's saturated throughput under Debian's wrk (scripts/provision-wrk.sh) against a bare
 // node:https server that only parses the body, each in its own process, wrk in a third.
 //
+// The namespaces are set up by bench/tenant-setup.ts (repositories copied from templates, objects
+// created in bounded parallel phases: docs/decisions.md N50), the old builds with each Component
+// read once. NUDGER_BENCH_CPU_PROF=<dir> profiles the manager and prints the restarted one's self
+// time over the burst and over each wrk run (bench/cpu-profile.ts).
+//
 // Full size (issue 14): `npm run bench -- --only scale` (the defaults are the issue's sizes, with
 // ChangeGroups in a tenth of the namespaces; a long run, not part of `npm run bench`). `node bench/scale.ts --namespaces 20
 // --pipeline-runs 200 --burst 100` is a small run.
 import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:https';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,13 +32,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import type { LocalForge } from '../src/adapters/forges/local/local-forge.ts';
-import { PIPELINE_RUNS } from '../src/adapters/kubernetes/resources.ts';
+import { COMPONENTS, PIPELINE_RUNS } from '../src/adapters/kubernetes/resources.ts';
 import type { KubeObject } from '../src/adapters/kubernetes/types.ts';
 import { mapWithConcurrency } from '../src/domain/concurrency.ts';
 import { nudgeBranch } from '../src/domain/nudge/pull-request-text.ts';
 import { KonfluxStandIn, type RecordedBuild } from '../src/sandbox/konflux.ts';
-import { ScenarioPlayer } from '../src/sandbox/play.ts';
 import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
+import type { Scenario } from '../src/sandbox/scenario/schema.ts';
 import { PIPELINERUN_MUTATING_PATH } from '../src/webhooks/paths.ts';
 import {
   metricSamples,
@@ -43,8 +48,10 @@ import {
   type ChildStats,
   type ChildManagerEnvironment,
 } from './child-manager.ts';
-import { fileAt, MarkerWatch, seconds, type MarkerHistory } from './dispatch-common.ts';
+import { formatSummary, summarise, type CpuProfile } from './cpu-profile.ts';
+import { awaitAllSettled, fileAt, MarkerWatch, seconds, type MarkerHistory } from './dispatch-common.ts';
 import { seededRandom } from './generate.ts';
+import { BUNDLE, operatorScenario, setUpScenarios, setUpSummary, withCachedGets } from './tenant-setup.ts';
 
 export interface ScaleOptions {
   readonly namespaces: number;
@@ -66,9 +73,7 @@ export const FULL_SCALE: ScaleOptions = {
   wrkSeconds: 10,
 };
 
-const BUNDLE = 'bundle';
 const LEGACY_NAMESPACE = 'bench-scale-legacy';
-const SETUPS_IN_FLIGHT = 6;
 const CREATES_IN_FLIGHT = 32;
 const BUILDS_IN_FLIGHT = 16;
 const LEGACY_BUILDS_PER_SECOND = 10;
@@ -85,27 +90,11 @@ function operand(index: number): string {
   return `op-${String(index).padStart(2, '0')}`;
 }
 
-async function setUpNamespace(env: ChildManagerEnvironment, index: number, options: ScaleOptions): Promise<void> {
+/** The scenarios of the benchmark's namespaces, the build-service one first. */
+function scaleScenarios(options: ScaleOptions): Scenario[] {
   const operands = Array.from({ length: options.components - 1 }, (_, i) => operand(i));
-  const scenario = checkScenarioDocument(
-    {
-      namespace: namespaceName(index),
-      nudgedBy: 'nudger',
-      executor: 'direct',
-      components: [
-        ...operands.map((name) => ({ name, image: `quay.io/bench/${name}`, nudges: [BUNDLE] })),
-        { name: BUNDLE, image: 'quay.io/bench/bundle' },
-      ],
-      ...(index < options.changeGroups ? { changeGroups: [{ name: 'bundle-update', nudgedComponent: BUNDLE }] } : {}),
-    },
-    'scale benchmark',
-  );
-  await new ScenarioPlayer(env.env, scenario, { settleTimeoutMs: 600_000 }).setUp();
-}
-
-/** A namespace without NudgeConfig: build-service nudges, so each build makes a nudge PipelineRun. */
-async function setUpLegacyNamespace(env: ChildManagerEnvironment): Promise<void> {
-  const scenario = checkScenarioDocument(
+  // A namespace without NudgeConfig: build-service nudges, so each build makes a nudge PipelineRun.
+  const legacy = checkScenarioDocument(
     {
       namespace: LEGACY_NAMESPACE,
       nudgedBy: 'build-service',
@@ -116,7 +105,15 @@ async function setUpLegacyNamespace(env: ChildManagerEnvironment): Promise<void>
     },
     'scale benchmark',
   );
-  await new ScenarioPlayer(env.env, scenario).setUp();
+  return [
+    legacy,
+    ...Array.from({ length: options.namespaces }, (_, index) =>
+      operatorScenario(namespaceName(index), operands, {
+        changeGroup: index < options.changeGroups,
+        origin: 'scale benchmark',
+      }),
+    ),
+  ];
 }
 
 /** The child's RSS sampled every `intervalMs` until stop(): the peak, in bytes. */
@@ -245,18 +242,6 @@ export async function checkNudges(
   };
 }
 
-async function awaitSettled(markers: MarkerWatch, builds: readonly RecordedBuild[]): Promise<number> {
-  const deadline = performance.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const times = builds.map((build) => markers.settledAt(build.namespace, build.pipelineRun));
-    if (times.every((at) => at !== undefined)) return Math.max(...times);
-    if (performance.now() > deadline) {
-      throw new Error(`${String(times.filter((at) => at === undefined).length)} builds not settled`);
-    }
-    await sleep(100);
-  }
-}
-
 /** An AdmissionReview of the CREATE of `run`, as the API server sends it to the mutating webhook. */
 function admissionReviewOf(run: KubeObject): Buffer {
   return Buffer.from(
@@ -355,6 +340,9 @@ interface Replayed {
   readonly name: string;
   readonly bodyBytes: number;
   readonly nudger: WrkFigures;
+  /** When its measured wrk run started and ended (performance.now()). */
+  readonly from: number;
+  readonly to: number;
 }
 
 /**
@@ -399,14 +387,43 @@ async function webhookThroughput(
     const replayed: Replayed[] = [];
     for (const sample of samples) {
       await wrk(bin, nudgerUrl, sample.body, 2, env.env.directory);
+      const from = performance.now();
       const nudger = await wrk(bin, nudgerUrl, sample.body, seconds, env.env.directory);
-      replayed.push({ name: sample.name, bodyBytes: sample.body.length, nudger });
+      replayed.push({ name: sample.name, bodyBytes: sample.body.length, nudger, from, to: performance.now() });
     }
     return { replayed, bare: reference };
   } finally {
     bare.disconnect();
     bare.kill();
   }
+}
+
+/**
+ * The restarted manager's CPU profile (NUDGER_BENCH_CPU_PROF) summarised by self time over each
+ * window, in seconds since it was spawned (its profile starts a few ms later).
+ */
+async function profileSummaries(
+  directory: string,
+  pid: number,
+  windows: readonly { name: string; from: number; to: number }[],
+): Promise<string[]> {
+  const file = (await readdir(directory)).find(
+    (name) => name.includes(`.${String(pid)}.`) && name.endsWith('.cpuprofile'),
+  );
+  if (file === undefined) return [`  CPU profile: none of pid ${String(pid)} in ${directory}`];
+  const profile = JSON.parse(await readFile(join(directory, file), 'utf8')) as CpuProfile;
+  return windows.flatMap((w) => [
+    `CPU profile of the restarted manager, ${w.name} (${w.from.toFixed(1)}–${w.to.toFixed(1)} s after its start; ` +
+      `node bench/cpu-profile.ts ${join(directory, file)} --from ${w.from.toFixed(1)} --to ${w.to.toFixed(1)}):`,
+    ...formatSummary(summarise(profile, { fromS: w.from, toS: w.to, top: 15 }))
+      .split('\n')
+      .map((line) => `  ${line}`),
+  ]);
+}
+
+/** A line on stderr as each phase ends: a run cut short still leaves its early figures. */
+function progress(line: string): void {
+  console.error(`[scale ${new Date().toISOString().slice(11, 19)}] ${line}`);
 }
 
 function row(figure: string, value: string, target: string, verdict: string): string {
@@ -420,19 +437,29 @@ function mib(bytes: number): string {
 export async function benchScale(options: ScaleOptions): Promise<string> {
   const changeGroups = Math.min(options.changeGroups, options.namespaces);
   const sized = { ...options, changeGroups };
-  const env = await startChildManagerEnvironment({ logLevel: 'warn' });
+  // The ChangeGroup controller polls at the manager's own default, 30 s, as in a cluster: at the
+  // sandbox's 0.5 s, 100 active groups would be 200 reconciles a second of the bench's making (N50).
+  const env = await startChildManagerEnvironment({ logLevel: 'warn', changeGroupPollMs: 30_000 });
   try {
     // The PaC and Tekton stand-ins are not started: nothing here needs PR builds or Renovate.
     const setUpStart = performance.now();
-    await setUpLegacyNamespace(env);
-    await mapWithConcurrency(
-      Array.from({ length: options.namespaces }, (_, i) => i),
-      SETUPS_IN_FLIGHT,
-      (index) => setUpNamespace(env, index, sized),
-    );
+    const setUp = await setUpScenarios(env.env, scaleScenarios(sized), { requestsInFlight: CREATES_IN_FLIGHT });
     const namespacesMs = performance.now() - setUpStart;
+    progress(`namespaces set up in ${seconds(namespacesMs)}: ${setUpSummary(setUp)}`);
+    const afterSetUp = await env.manager().memory();
+    progress(
+      `manager RSS after set-up ${mib(afterSetUp.rss)}; writing ${String(options.pipelineRuns)} old PipelineRuns`,
+    );
+    const stopStart = performance.now();
+    await env.manager().stop();
+    const stopMs = performance.now() - stopStart;
     // Old push builds: finished on 2025-01-01, before any NudgeConfig here, so never nudged (N25).
-    const old = new KonfluxStandIn(env.env.client, { seed: 'bench-scale-old', now: () => new Date('2025-01-01') });
+    // Written while the manager is stopped (N50): it would only have watched them arrive and left
+    // them alone, on the same two CPUs as the API server; the restarted manager lists them all.
+    const old = new KonfluxStandIn(withCachedGets(env.env.client, COMPONENTS), {
+      seed: 'bench-scale-old',
+      now: () => new Date('2025-01-01'),
+    });
     const random = seededRandom(14);
     const runsStart = performance.now();
     await mapWithConcurrency(
@@ -446,11 +473,8 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
         }),
     );
     const runsMs = performance.now() - runsStart;
-    const beforeRestart = await env.manager().memory();
+    progress(`old PipelineRuns written in ${seconds(runsMs)}; restarting the manager`);
 
-    const stopStart = performance.now();
-    await env.manager().stop();
-    const stopMs = performance.now() - stopStart;
     const restartStart = performance.now();
     const manager = await env.restartManager();
     await manager.ready(10 * 60_000);
@@ -459,6 +483,9 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
     const atRest = await manager.memory();
     const restMetrics = await manager.metrics();
     const heapAtRest = counterSum(restMetrics, 'nodejs_heap_size_used_bytes');
+    progress(
+      `ready ${seconds(readyMs)} after restart; RSS at rest ${mib(atRest.rss)} (heap ${mib(heapAtRest)}); burst of ${String(options.burst)}`,
+    );
 
     // The burst.
     const markers = await MarkerWatch.start(env.env.client, (_, component) => (component === BUNDLE ? [] : [BUNDLE]));
@@ -485,12 +512,14 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
       konflux.recordBuild({ ...build, nudge: false }),
     );
     const written = performance.now();
-    const lastSettled = await awaitSettled(markers, builds);
+    progress(`burst written in ${seconds(written - start)}; waiting for every build to settle`);
+    const lastSettled = await awaitAllSettled(markers, builds, SETTLE_TIMEOUT_MS);
     bursting.on = false;
     const legacyCount = await legacyBuilds;
     // ChangeGroups go on writing after the last marker (collecting, pushing): a quiet second more.
     await sleep(2000);
     const peakRss = rss.stop();
+    progress(`burst settled ${seconds(lastSettled - start)} after its start; checking the forge, then wrk`);
     const after = { metrics: await manager.metrics(), stats: await manager.stats() };
     const afterMemory = await manager.memory();
     await markers.stop();
@@ -529,8 +558,8 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
     const lines = [
       `scale, one manager in its own process (real kube-apiserver + etcd, local forge with real git): ` +
         `${String(options.namespaces)} namespaces × ${String(options.components)} Components with a NudgeConfig each ` +
-        `(set up in ${seconds(namespacesMs)}), ${String(changeGroups)} active ChangeGroups, ` +
-        `${options.pipelineRuns.toLocaleString('en')} PipelineRuns present (created in ${seconds(runsMs)}), ` +
+        `(set up in ${seconds(namespacesMs)}: ${setUpSummary(setUp)}), ${String(changeGroups)} active ChangeGroups, ` +
+        `${options.pipelineRuns.toLocaleString('en')} PipelineRuns present (created with the manager stopped in ${seconds(runsMs)}), ` +
         `a burst of ${options.burst.toLocaleString('en')} succeeded builds (written ${String(BUILDS_IN_FLIGHT)} at a time in ${seconds(written - start)})` +
         `, ${String(legacyCount)} build-service nudge PipelineRuns alongside:`,
       row('figure', 'value', 'target', 'verdict'),
@@ -540,7 +569,7 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
         `<= ${String(REST_RSS_TARGET_MIB)} MiB`,
         atRest.rss / MiB <= REST_RSS_TARGET_MIB ? 'meets' : 'MISSES',
       ),
-      row('manager RSS before restart (after set-up)', mib(beforeRestart.rss), '', ''),
+      row('manager RSS after the namespaces were set up (no PipelineRuns yet)', mib(afterSetUp.rss), '', ''),
       row(
         'manager RSS peak (burst, sampled 100 ms; VmHWM since restart)',
         `${mib(peakRss)} (HWM ${mib(afterMemory.hwm)})`,
@@ -549,7 +578,7 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
       ),
       row(
         'time to ready after restart (spawn → /readyz 200: informers synced)',
-        `${seconds(readyMs)} (the stop before it: ${seconds(stopMs)})`,
+        `${seconds(readyMs)} (its stop before the PipelineRuns: ${seconds(stopMs)})`,
         '',
         '',
       ),
@@ -615,6 +644,18 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
       `  manager warnings and errors logged: ${String(warnings.length)}` +
         (warnings[0] === undefined ? '' : ` (first: ${warnings[0].slice(0, 300)})`),
     );
+    const profileDir = process.env.NUDGER_BENCH_CPU_PROF;
+    if (profileDir !== undefined) {
+      // The manager writes its profile as it exits.
+      await manager.stop();
+      const windows = [
+        { name: 'burst', from: start, to: lastSettled },
+        ...(typeof throughput === 'string'
+          ? []
+          : throughput.replayed.map((r) => ({ name: `wrk, ${r.name}`, from: r.from, to: r.to }))),
+      ].map((w) => ({ ...w, from: (w.from - restartStart) / 1000, to: (w.to - restartStart) / 1000 }));
+      lines.push(...(await profileSummaries(profileDir, manager.pid, windows)));
+    }
     return lines.join('\n');
   } finally {
     await env.close();

@@ -19,14 +19,12 @@ import type { ClusterChangeGroup } from '../src/schema/changegroup.ts';
 import type { Static } from 'typebox';
 import type { RecordedBuild } from '../src/sandbox/konflux.ts';
 import { KonfluxStandIn } from '../src/sandbox/konflux.ts';
-import { ScenarioPlayer } from '../src/sandbox/play.ts';
-import { checkScenarioDocument } from '../src/sandbox/scenario/parse.ts';
 import { metricSamples, startChildManagerEnvironment, type ChildManagerEnvironment } from './child-manager.ts';
 import { MarkerWatch, seconds } from './dispatch-common.ts';
 import { seededRandom } from './generate.ts';
 import { checkNudges } from './scale.ts';
+import { BUNDLE, operatorScenario, setUpScenarios } from './tenant-setup.ts';
 
-const BUNDLE = 'bundle';
 const SAMPLE_MS = 5000;
 const QUIET_TIMEOUT_MS = 5 * 60_000;
 const MiB = 2 ** 20;
@@ -59,24 +57,14 @@ function grouped(namespace: string): boolean {
 }
 
 async function setUp(env: ChildManagerEnvironment, options: SoakOptions): Promise<void> {
-  for (let index = 0; index < options.namespaces; index += 1) {
-    const namespace = namespaceName(index);
-    const operands = Array.from({ length: options.components - 1 }, (_, i) => operand(i));
-    const scenario = checkScenarioDocument(
-      {
-        namespace,
-        nudgedBy: 'nudger',
-        executor: 'direct',
-        components: [
-          ...operands.map((name) => ({ name, image: `quay.io/soak/${name}`, nudges: [BUNDLE] })),
-          { name: BUNDLE, image: 'quay.io/soak/bundle' },
-        ],
-        ...(grouped(namespace) ? { changeGroups: [{ name: 'bundle-update', nudgedComponent: BUNDLE }] } : {}),
-      },
-      'soak',
-    );
-    await new ScenarioPlayer(env.env, scenario).setUp();
-  }
+  const operands = Array.from({ length: options.components - 1 }, (_, i) => operand(i));
+  await setUpScenarios(
+    env.env,
+    Array.from({ length: options.namespaces }, (_, index) => {
+      const namespace = namespaceName(index);
+      return operatorScenario(namespace, operands, { changeGroup: grouped(namespace), origin: 'soak' });
+    }),
+  );
 }
 
 async function sample(env: ChildManagerEnvironment, start: number): Promise<Sample> {
