@@ -234,6 +234,26 @@ describe('nudger manager --dashboard-port (kubernetes auth)', () => {
     }
   });
 
+  it('streams the nudge graph again, with the new Component, once it is created', async () => {
+    const response = await get(`/events?view=/ns/${ALLOWED}/graph`, bearer(token));
+    assert.equal(response.status, 200);
+    const events = new EventReader(response);
+    try {
+      const first = await events.nextView();
+      assert.doesNotMatch(first, /backend-service/);
+      await admin.create(COMPONENTS, component(ALLOWED, 'backend-service'));
+      const next = await events.nextView();
+      assert.match(next, /<svg/);
+      assert.match(next, /backend-service/);
+    } finally {
+      await events.cancel();
+    }
+    const page = await get(`/ns/${ALLOWED}/graph?component=backend-service`, bearer(token));
+    assert.equal(page.status, 200);
+    assertSecurityHeaders(page);
+    assert.match(await page.text(), /backend-service/);
+  });
+
   it('writes no token to any log line', () => {
     assert.ok(log.length > 0, 'the manager logged nothing');
     assert.deepEqual(
