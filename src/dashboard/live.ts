@@ -110,9 +110,10 @@ export class LiveUpdates {
 
   /**
    * Starts an event stream on `response` (its headers are the caller's, already set) and sends
-   * the view at once. False, with nothing written, when `maxClients` streams are open.
+   * the view at once: `initial` when the caller has just rendered it, else a render. False, with
+   * nothing written, when `maxClients` streams are open.
    */
-  open(response: ServerResponse, render: LiveRenderer): boolean {
+  open(response: ServerResponse, render: LiveRenderer, initial?: string): boolean {
     if (this.#stopped || this.full) return false;
     const client: Client = { response, render, last: undefined, behind: false };
     this.#clients.add(client);
@@ -124,7 +125,12 @@ export class LiveUpdates {
     });
     // Tells EventSource how long to wait before reconnecting after the stream ends.
     response.write('retry: 2000\n\n');
-    void this.#refresh(client, new Map());
+    if (initial === undefined) {
+      void this.#refresh(client, new Map());
+    } else {
+      client.last = initial;
+      response.write(sseMessage('view', initial));
+    }
     return true;
   }
 

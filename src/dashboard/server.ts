@@ -436,11 +436,17 @@ export class DashboardServer {
       'x-accel-buffering': 'no',
     });
     const { token } = credentials;
-    this.#live.open(response, async (memo): Promise<LiveRender> => {
-      const rendered = await this.#render(route, token, this.#context(), memo);
-      if (rendered.kind === 'refused') return { kind: 'end' };
-      return { kind: 'view', html: rendered.kind === 'view' ? rendered.main.text : notFoundFragment(rendered.what) };
-    });
+    const fragment = (rendered: Exclude<Rendered, { kind: 'refused' }>): string =>
+      rendered.kind === 'view' ? rendered.main.text : notFoundFragment(rendered.what);
+    // The render that authorized the stream is its first message: no second render (nor layout).
+    this.#live.open(
+      response,
+      async (memo): Promise<LiveRender> => {
+        const rendered = await this.#render(route, token, this.#context(), memo);
+        return rendered.kind === 'refused' ? { kind: 'end' } : { kind: 'view', html: fragment(rendered) };
+      },
+      fragment(first),
+    );
   }
 
   #credentials(request: IncomingMessage): Credentials | undefined {

@@ -109,6 +109,12 @@ export function korifiCaches(kinds: KorifiKindCaches): KorifiCaches {
 
 export { KorifiKindCaches };
 
+/**
+ * Snapshots kept at most: any valid namespace name may be asked for (an empty one renders too), so
+ * past this many the kept ones are dropped and rebuilt on demand.
+ */
+const MAX_KEPT_SNAPSHOTS = 2_000;
+
 /** The dashboard's data over the caches; snapshots are kept until their namespace changes. */
 export class CacheData implements DashboardData {
   readonly korifi: boolean;
@@ -146,7 +152,7 @@ export class CacheData implements DashboardData {
     let snapshot = this.#namespaces.get(name);
     if (snapshot === undefined) {
       snapshot = this.#readNamespace(name);
-      this.#namespaces.set(name, snapshot);
+      keep(this.#namespaces, name, snapshot);
     }
     return snapshot;
   }
@@ -161,7 +167,7 @@ export class CacheData implements DashboardData {
     let snapshot = this.#spaces.get(name);
     if (snapshot === undefined) {
       snapshot = this.#readSpace(name);
-      this.#spaces.set(name, snapshot);
+      keep(this.#spaces, name, snapshot);
     }
     return snapshot;
   }
@@ -216,6 +222,11 @@ export class CacheData implements DashboardData {
       },
     };
   }
+}
+
+function keep<T>(snapshots: Map<string, T>, name: string, snapshot: T): void {
+  if (snapshots.size >= MAX_KEPT_SNAPSHOTS) snapshots.clear();
+  snapshots.set(name, snapshot);
 }
 
 function sourcesOf(caches: KonfluxCaches | KorifiCaches): ChangeSource[] {

@@ -88,6 +88,8 @@ class FakeData implements DashboardData {
   }
 }
 
+let graphRenders = 0;
+
 /** The html tag under a name the formatter leaves alone: the stand-in's line breaks are the test's. */
 const markup = html;
 
@@ -108,8 +110,10 @@ const VIEWS: DashboardViews = {
       snapshots.map((s) => markup`<li>${s.namespace}: ${s.components.length}</li>`),
       '\n',
     )}</ul>`,
-  graph: (snapshot, _context, selected) =>
-    html`<p>graph ${snapshot.namespace} ${snapshot.components.length} ${selected ?? '-'}</p>`,
+  graph: (snapshot, _context, selected) => {
+    graphRenders++;
+    return html`<p>graph ${snapshot.namespace} ${snapshot.components.length} ${selected ?? '-'}</p>`;
+  },
   changeGroups: (snapshot) => html`<p>changegroups ${snapshot.namespace}</p>`,
   changeGroup: (snapshot, name) =>
     snapshot.changeGroups.some((g) => g.metadata?.name === name)
@@ -430,10 +434,12 @@ describe('the event stream', () => {
   it('refuses a stream past the cap with 503, and a view that does not exist with 404', async () => {
     const { server, url } = await started(new TokenDashboardAuthorizer(TOKEN), new FakeData(), { maxLiveClients: 1 });
     try {
+      const before = graphRenders;
       const open = await fetch(`${url}/events?view=/ns/team-a/graph`, auth(TOKEN));
       assert.equal(open.status, 200);
       const events = new Events(open);
       assert.equal(await events.next(), '<p>graph team-a 1 -</p>');
+      assert.equal(graphRenders - before, 1, 'the render that authorized the stream is its first message');
       const refused = await fetchText(`${url}/events?view=/ns/team-a/graph`, auth(TOKEN));
       assert.equal(refused.status, 503);
       assert.equal(refused.response.headers.get('retry-after'), '5');
