@@ -243,14 +243,27 @@ export async function awaitAllSettled(
   markers: MarkerWatch,
   builds: readonly { readonly namespace: string; readonly pipelineRun: string }[],
   timeoutMs: number,
+  /** Gives up sooner when no further build has settled for this long. */
+  stallMs = timeoutMs,
 ): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
+  const start = performance.now();
+  const deadline = start + timeoutMs;
+  let settled = 0;
+  let progressAt = start;
   for (;;) {
     const times = builds.map((build) => markers.settledAt(build.namespace, build.pipelineRun));
-    if (times.every((at) => at !== undefined)) return Math.max(...times);
-    if (performance.now() > deadline) {
-      const left = times.filter((at) => at === undefined).length;
-      throw new Error(`${String(left)} builds not settled by the dispatcher after ${seconds(timeoutMs)}`);
+    const done = times.filter((at) => at !== undefined);
+    if (done.length === times.length) return Math.max(...done);
+    const now = performance.now();
+    if (done.length > settled) {
+      settled = done.length;
+      progressAt = now;
+    }
+    if (now > deadline || now - progressAt > stallMs) {
+      throw new Error(
+        `${String(times.length - done.length)} of ${String(times.length)} builds not settled by the dispatcher after ${seconds(now - start)} ` +
+          `(the last one settled ${seconds(now - progressAt)} before)`,
+      );
     }
     await sleep(50);
   }

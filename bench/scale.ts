@@ -78,6 +78,8 @@ const CREATES_IN_FLIGHT = 32;
 const BUILDS_IN_FLIGHT = 16;
 const LEGACY_BUILDS_PER_SECOND = 10;
 const SETTLE_TIMEOUT_MS = 60 * 60_000;
+/** No build settled for this long: the dispatcher is not working, and waiting longer shows nothing. */
+const STALL_TIMEOUT_MS = 5 * 60_000;
 const REST_RSS_TARGET_MIB = 300;
 const WEBHOOK_P99_TARGET_MS = 5;
 const MiB = 2 ** 20;
@@ -498,11 +500,18 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
     }));
     const rss = new ChildRssSampler(manager.pid, 100);
     const bursting = { on: true };
+    // A refused write here (the loaded API server answered 500 ServerTimeout once) is counted, not
+    // fatal: this traffic only feeds the webhook.
+    const legacyRefused: string[] = [];
     const legacyBuilds = (async () => {
       let n = 0;
       while (bursting.on) {
-        await konflux.recordBuild({ namespace: LEGACY_NAMESPACE, component: 'legacy-op' });
-        n += 1;
+        try {
+          await konflux.recordBuild({ namespace: LEGACY_NAMESPACE, component: 'legacy-op' });
+          n += 1;
+        } catch (error) {
+          legacyRefused.push(error instanceof Error ? error.message : String(error));
+        }
         await sleep(1000 / LEGACY_BUILDS_PER_SECOND);
       }
       return n;
@@ -513,7 +522,23 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
     );
     const written = performance.now();
     progress(`burst written in ${seconds(written - start)}; waiting for every build to settle`);
-    const lastSettled = await awaitAllSettled(markers, builds, SETTLE_TIMEOUT_MS);
+    const lastSettled = await awaitAllSettled(markers, builds, SETTLE_TIMEOUT_MS, STALL_TIMEOUT_MS).catch(
+      async (error: unknown) => {
+        // What the manager said is the evidence: the run ends here.
+        bursting.on = false;
+        progress(`burst not settled: ${error instanceof Error ? error.message : String(error)}`);
+        progress(`manager stderr (first 4 KiB): ${manager.stderr().slice(0, 4096)}`);
+        const metrics = await manager.metrics().catch(() => '');
+        progress(
+          `manager work queues: ${metricSamples(metrics, 'workqueue_adds_total')
+            .map((m) => `${m.labels} ${String(m.value)}`)
+            .join(', ')}; reconciles: ${metricSamples(metrics, 'controller_runtime_reconcile_total')
+            .map((m) => `${m.labels} ${String(m.value)}`)
+            .join(', ')}`,
+        );
+        throw error;
+      },
+    );
     bursting.on = false;
     const legacyCount = await legacyBuilds;
     // ChangeGroups go on writing after the last marker (collecting, pushing): a quiet second more.
@@ -561,7 +586,11 @@ export async function benchScale(options: ScaleOptions): Promise<string> {
         `(set up in ${seconds(namespacesMs)}: ${setUpSummary(setUp)}), ${String(changeGroups)} active ChangeGroups, ` +
         `${options.pipelineRuns.toLocaleString('en')} PipelineRuns present (created with the manager stopped in ${seconds(runsMs)}), ` +
         `a burst of ${options.burst.toLocaleString('en')} succeeded builds (written ${String(BUILDS_IN_FLIGHT)} at a time in ${seconds(written - start)})` +
-        `, ${String(legacyCount)} build-service nudge PipelineRuns alongside:`,
+        `, ${String(legacyCount)} build-service nudge PipelineRuns alongside` +
+        (legacyRefused.length === 0
+          ? ''
+          : ` (${String(legacyRefused.length)} refused by the API server, first: ${legacyRefused[0] ?? ''})`) +
+        ':',
       row('figure', 'value', 'target', 'verdict'),
       row(
         'manager RSS at rest (after restart + 5 s)',
