@@ -10,7 +10,7 @@ import {
   RELEASE_PLAN_ADMISSIONS_KIND,
 } from '../cluster/watched-kinds.ts';
 import type { ControllerModule } from '../runtime/controller-module.ts';
-import { CacheSyncTimeoutError, Controller } from '../runtime/controller.ts';
+import { Controller } from '../runtime/controller.ts';
 import { NudgeSweepReconciler, notStartedNudgeRunsFor, nudgeRunAndOriginal } from './nudge-sweeper.ts';
 import { managerRedispatcher } from './redispatch.ts';
 import type { ControllerSettings } from './settings.ts';
@@ -48,6 +48,7 @@ export const nudgeSweeperController: ControllerModule<ControllerSettings> = {
       registry,
       logger,
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+      onCacheSyncTimeout: 'keepWaiting',
     });
     controller.watch(nudgeRuns, { map: nudgeRunAndOriginal });
     controller.watch(changeGroups, { map: notStartedNudgeRunsFor(nudgeRuns.store) });
@@ -55,11 +56,8 @@ export const nudgeSweeperController: ControllerModule<ControllerSettings> = {
     if (components !== undefined) controller.watch(components, { map: () => [] });
     if (nudgeConfigs !== undefined) controller.watch(nudgeConfigs, { map: () => [] });
     // A cluster without Tekton's CRD never syncs this cache: the sweeper is a backstop, so that
-    // must not take the other controllers down with it. The informer keeps retrying and logging.
-    return (signal) =>
-      controller.start(signal).catch((error: unknown) => {
-        if (!(error instanceof CacheSyncTimeoutError)) throw error;
-        logger.error({ err: error }, 'nudge sweeper not running: the PipelineRun cache did not sync');
-      });
+    // must not take the other controllers down with it. The informer keeps retrying and logging,
+    // and the sweeper keeps waiting for it (onCacheSyncTimeout, docs/decisions.md N51).
+    return (signal) => controller.start(signal);
   },
 };

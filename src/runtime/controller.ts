@@ -25,6 +25,16 @@ export interface ControllerOptions {
   /** Aborts a reconcile's signal after this long; 0 or absent means no limit. */
   readonly reconcileTimeoutMs?: number;
   readonly cacheSyncTimeoutMs?: number;
+  /**
+   * What happens when the caches have not synced within `cacheSyncTimeoutMs`: `fail` (the default,
+   * as controller-runtime does) rejects `start` with CacheSyncTimeoutError; `keepWaiting` logs that
+   * error and goes on waiting, starting the workers once the caches sync (their informers retry on
+   * their own). For controllers that must not take the manager down when a kind is missing, and
+   * must not stay stopped when it was only slow: at 1,000 namespaces the PipelineRun caches took
+   * longer than the timeout, and a controller that gave up left nudging off for the life of the
+   * process while the replica reported ready (docs/decisions.md N51).
+   */
+  readonly onCacheSyncTimeout?: 'fail' | 'keepWaiting';
   /** How long `start` waits for in-flight reconciles after its signal aborts. */
   readonly gracefulShutdownMs?: number;
   readonly rateLimiter?: RateLimiter<string>;
@@ -61,6 +71,7 @@ export class Controller {
   readonly #concurrency: number;
   readonly #reconcileTimeoutMs: number;
   readonly #cacheSyncTimeoutMs: number;
+  readonly #onCacheSyncTimeout: 'fail' | 'keepWaiting';
   readonly #gracefulShutdownMs: number;
   readonly #clock: Clock;
   readonly #logger: RuntimeLogger;
@@ -75,6 +86,7 @@ export class Controller {
     this.#concurrency = Math.max(1, options.concurrency ?? 1);
     this.#reconcileTimeoutMs = options.reconcileTimeoutMs ?? 0;
     this.#cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
+    this.#onCacheSyncTimeout = options.onCacheSyncTimeout ?? 'fail';
     this.#gracefulShutdownMs = options.gracefulShutdownMs ?? 30_000;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
@@ -126,7 +138,8 @@ export class Controller {
   /**
    * Runs until `signal` aborts, then stops taking keys, lets in-flight reconciles finish (their
    * signal is aborted too) for up to the graceful-shutdown period, and resolves. Rejects with
-   * `CacheSyncTimeoutError` when the informers do not sync in time. Does not start informers:
+   * `CacheSyncTimeoutError` when the informers do not sync in time, unless told to keep waiting
+   * (`onCacheSyncTimeout`). Does not start informers:
    * they are shared, and whoever owns them runs them.
    */
   async start(signal: AbortSignal): Promise<void> {
@@ -182,10 +195,16 @@ export class Controller {
       const synced = await Promise.all(this.#informers.map((informer) => informer.waitForSync(deadline.signal)));
       if (synced.every(Boolean) || signal.aborted) return;
       const pending = this.#informers.filter((informer) => !informer.hasSynced()).map((informer) => informer.resource);
-      throw new CacheSyncTimeoutError(this.name, pending, this.#cacheSyncTimeoutMs);
+      const error = new CacheSyncTimeoutError(this.name, pending, this.#cacheSyncTimeoutMs);
+      if (this.#onCacheSyncTimeout === 'fail') throw error;
+      this.#logger.error({ err: error, controller: this.name }, 'caches not synced in time; still waiting for them');
     } finally {
       deadline.cancel();
     }
+    // keepWaiting: keys queued meanwhile are kept (the queue is not shut down), so nothing that
+    // happened while the caches were syncing is lost.
+    const late = await Promise.all(this.#informers.map((informer) => informer.waitForSync(signal)));
+    if (late.every(Boolean)) this.#logger.info({ controller: this.name }, 'caches synced late; starting workers');
   }
 
   async #work(signal: AbortSignal): Promise<void> {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { Controller } from '../../src/runtime/controller.ts';
+import { CacheSyncTimeoutError, Controller } from '../../src/runtime/controller.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { ItemExponentialRateLimiter } from '../../src/runtime/rate-limiter.ts';
+import { silentLogger } from '../../src/runtime/runtime-log.ts';
 import { TerminalError, type ObjectKey, type ReconcileResult, type Reconciler } from '../../src/runtime/reconciler.ts';
 import { CONFIG_MAP_KIND, configMap, ScriptedSource, waitFor, type ConfigMap } from './fakes.ts';
 
@@ -212,5 +213,54 @@ describe('Controller', () => {
     assert.equal(sawAbort, true);
     assert.equal(reconciler.active, 0, 'start() resolved only after the reconcile finished');
     assert.equal(c.queue.shuttingDown, true);
+  });
+
+  describe('a cache that has not synced in time (docs/decisions.md N51)', () => {
+    function unsyncedInformer(): { informer: Informer<ConfigMap>; source: ScriptedSource } {
+      const source = new ScriptedSource();
+      source.objects = [configMap('ns', 'a', '1')];
+      return { source, informer: new Informer<ConfigMap>({ source, kind: CONFIG_MAP_KIND, resyncPeriodMs: 0 }) };
+    }
+
+    it('fails start by default, as controller-runtime does', async () => {
+      const { informer } = unsyncedInformer();
+      const c = controller(new ScriptedReconciler(() => Promise.resolve(undefined)), { cacheSyncTimeoutMs: 10 });
+      c.watch(informer);
+      await assert.rejects(c.start(new AbortController().signal), CacheSyncTimeoutError);
+    });
+
+    it('keepWaiting: goes on waiting past the timeout and reconciles what was queued once the cache syncs', async () => {
+      const { informer } = unsyncedInformer();
+      const errors: string[] = [];
+      const reconciler = new ScriptedReconciler(() => Promise.resolve(undefined));
+      const c = controller(reconciler, {
+        cacheSyncTimeoutMs: 10,
+        onCacheSyncTimeout: 'keepWaiting',
+        logger: {
+          ...silentLogger,
+          error: (_fields: unknown, message: string) => {
+            errors.push(message);
+          },
+        },
+      });
+      c.watch(informer);
+      const stop = new AbortController();
+      let ended = false;
+      const run = c.start(stop.signal).finally(() => {
+        ended = true;
+      });
+      c.enqueue({ namespace: 'ns', name: 'queued-while-syncing' });
+      await waitFor(() => errors.length === 1, 'the timeout to be logged');
+      assert.match(errors[0] ?? '', /still waiting/);
+      assert.equal(ended, false, 'start did not give up');
+      assert.deepEqual(reconciler.calls, [], 'no worker before the cache syncs');
+      // The list arrives late (as 20,000 PipelineRuns did at 1,000 namespaces): the workers start.
+      const informerRun = informer.run(stop.signal);
+      await waitFor(() => reconciler.calls.includes('ns/queued-while-syncing'), 'the queued key');
+      await waitFor(() => reconciler.calls.includes('ns/a'), 'the listed object');
+      stop.abort();
+      await run;
+      await informerRun;
+    });
   });
 });

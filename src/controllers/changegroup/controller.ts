@@ -20,7 +20,7 @@ import {
 import { isTerminalPhase } from '../../domain/changegroup/model.ts';
 import type { ChangeGroupLink } from '../../domain/pr-description/index.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
-import { CacheSyncTimeoutError, Controller, generationChanged } from '../../runtime/controller.ts';
+import { Controller, generationChanged } from '../../runtime/controller.ts';
 import type { ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterChangeGroup } from '../../schema/changegroup.ts';
@@ -157,6 +157,7 @@ export const changeGroupController: ControllerModule<ControllerSettings> = {
       registry,
       logger,
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+      onCacheSyncTimeout: 'keepWaiting',
     });
     // Status writes are the controller's own; only spec edits and deletions need a new look.
     controller.watch(changeGroups, { updatePredicate: generationChanged });
@@ -174,13 +175,9 @@ export const changeGroupController: ControllerModule<ControllerSettings> = {
     });
     return async (signal) => {
       const admissions = releasePlanAdmissions.run(signal);
-      try {
-        await releasePlanAdmissions.settled(signal);
-        await controller.start(signal);
-      } catch (error) {
-        if (!(error instanceof CacheSyncTimeoutError)) throw error;
-        logger.error({ err: error }, 'ChangeGroup controller not running: a cache did not sync');
-      }
+      // A slow or missing cache delays the controller, never stops it (docs/decisions.md N51).
+      await releasePlanAdmissions.settled(signal);
+      await controller.start(signal);
       await admissions;
     };
   },

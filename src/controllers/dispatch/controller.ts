@@ -25,7 +25,7 @@ import { dispatchPolicyProblem, type DispatchPolicy } from '../../domain/nudge/d
 import { recordBuildKey } from '../../domain/nudge/dispatch-release.ts';
 import { isRenovateExecutorRun } from '../../domain/nudge/nudge-run-failure.ts';
 import type { ControllerModule } from '../../runtime/controller-module.ts';
-import { CacheSyncTimeoutError, Controller } from '../../runtime/controller.ts';
+import { Controller } from '../../runtime/controller.ts';
 import { objectKeyOf, type ObjectKey } from '../../runtime/reconciler.ts';
 import type { Store } from '../../runtime/store.ts';
 import type { ClusterNudgeConfig } from '../../schema/nudgeconfig.ts';
@@ -138,6 +138,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       registry,
       logger,
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+      onCacheSyncTimeout: 'keepWaiting',
     });
     controller.watch(builds);
     controller.watch(nudgeRuns, { map: buildOfRecord });
@@ -164,6 +165,7 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       registry,
       logger,
       ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+      onCacheSyncTimeout: 'keepWaiting',
     });
     runFailures.watch(nudgeRuns, { map: renovateExecutorRunKey });
     // The namespace-keyed controllers, each declaring its own watches: validated nudges
@@ -203,24 +205,15 @@ export const dispatchController: ControllerModule<ControllerSettings> = {
       },
       options.workers ?? 4,
     );
-    // A cluster without Tekton's CRD never syncs these caches; the other controllers stay up.
-    const run = (started: Controller, signal: AbortSignal) =>
-      started.start(signal).catch((error: unknown) => {
-        if (!(error instanceof CacheSyncTimeoutError)) throw error;
-        logger.error({ err: error, controller: started.name }, `${started.name} not running: a cache did not sync`);
-      });
+    // A cluster without Tekton's CRD never syncs these caches, and a big one may sync them late:
+    // each controller keeps waiting for its caches (onCacheSyncTimeout, docs/decisions.md N51),
+    // so the others stay up and nudging starts once the lists arrive.
     return async (signal) => {
       await Promise.all([
-        run(controller, signal),
-        run(runFailures, signal),
-        validated.run(signal).catch((error: unknown) => {
-          if (!(error instanceof CacheSyncTimeoutError)) throw error;
-          logger.error(
-            { err: error, controller: validated.controller.name },
-            'validated-nudges not running: a cache did not sync',
-          );
-        }),
-        run(preMerge, signal),
+        controller.start(signal),
+        runFailures.start(signal),
+        validated.run(signal),
+        preMerge.start(signal),
       ]);
     };
   },

@@ -32,6 +32,7 @@ export function preMergeNudgesController(
     registry,
     logger,
     ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+    onCacheSyncTimeout: 'keepWaiting',
   });
   const keys = namespaceKeys(caches.nudgeConfigs);
   controller.watch(pullRequestBuilds, { map: keys.withNudgeConfig, updatePredicate: buildSucceededChanged });

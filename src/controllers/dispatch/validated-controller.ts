@@ -101,6 +101,7 @@ export function validatedNudgesController(
     registry,
     logger,
     ...(cacheSyncTimeoutMs === undefined ? {} : { cacheSyncTimeoutMs }),
+    onCacheSyncTimeout: 'keepWaiting',
   });
   const keys = namespaceKeys(caches.nudgeConfigs);
   controller.watch(snapshots.informer, { map: keys.withNudgeConfig, updatePredicate: snapshotVerdictChanged });
