@@ -19,9 +19,18 @@ export interface KubeListWatchOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** Per-page LIST timeout. */
+  /** Per-page LIST timeout; default DEFAULT_LIST_TIMEOUT_MS. */
   readonly listTimeoutMs?: number;
 }
+
+/**
+ * A page of an informer's LIST may take the API server long on a big, busy cluster (20,000
+ * PipelineRuns behind a label selector at 1,000 namespaces took more than the client's usual
+ * 30 s, and the retry asked the same again). kube-apiserver ends a request itself after its
+ * --request-timeout (60 s by default), and client-go's reflector sets no client-side limit, so ours
+ * is longer than the server's: the server's own answer comes first (docs/decisions.md N51).
+ */
+export const DEFAULT_LIST_TIMEOUT_MS = 90_000;
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
@@ -59,7 +68,7 @@ export class KubeListWatchSource<T extends KubeObject> implements ListWatchSourc
           continue: options.continue,
         },
         ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(this.#options.listTimeoutMs === undefined ? {} : { timeoutMs: this.#options.listTimeoutMs }),
+        timeoutMs: this.#options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS,
       },
       this.#target('list'),
     );
