@@ -124,7 +124,11 @@ class ChildRssSampler {
   readonly #timer: NodeJS.Timeout;
   constructor(pid: number, intervalMs: number) {
     this.#timer = setInterval(() => {
-      void processMemory(pid).then((m) => (this.#peak = Math.max(this.#peak, m.rss)));
+      // The child may be gone (a run that ends early stops it): a missed sample, not a crash.
+      processMemory(pid).then(
+        (m) => (this.#peak = Math.max(this.#peak, m.rss)),
+        () => undefined,
+      );
     }, intervalMs);
   }
   stop(): number {
