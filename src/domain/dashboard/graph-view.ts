@@ -35,6 +35,7 @@ import {
   type Point,
 } from './graph-layout.ts';
 import { dataTable, notShown } from './data-table.ts';
+import { createdAt, isNewer } from './newest-builds.ts';
 import { dashboardPath, html, joinHtml, type SafeHtml } from './html.ts';
 import type { NamespaceSnapshot, ViewContext } from './inputs.ts';
 
@@ -395,26 +396,13 @@ function edgeTable(snapshot: NamespaceSnapshot, findings: Findings): SafeHtml {
 
 // --- the selected component ----------------------------------------------------------------------
 
-/** When a build was created (ms); a build without a time is older than any with one. */
-function createdAt(build: BuildPipelineRun): number {
-  const ms = Date.parse(build.pipelineRun.creationTimestamp ?? build.pipelineRun.startTime ?? '');
-  return Number.isNaN(ms) ? -Infinity : ms;
-}
-
-/** The component's newest push build, whatever its marker says; ties go to the greater name. */
+/** The component's newest push build, whatever its marker says (newest-builds.ts orders builds). */
 function newestPushBuild(snapshot: NamespaceSnapshot, component: string): BuildPipelineRun | undefined {
   let newest: BuildPipelineRun | undefined;
   for (const run of snapshot.buildRuns) {
     const build = buildPipelineRunOf(run);
     if (build.component !== component || build.eventType !== 'push') continue;
-    if (newest === undefined) {
-      newest = build;
-      continue;
-    }
-    const later = createdAt(build) - createdAt(newest);
-    const tie = later === 0 || Number.isNaN(later);
-    const wins = later > 0 || (tie && compareStrings(build.pipelineRun.name, newest.pipelineRun.name) > 0);
-    if (wins) newest = build;
+    if (newest === undefined || isNewer(build, newest)) newest = build;
   }
   return newest;
 }
@@ -455,7 +443,7 @@ function sidePanel(snapshot: NamespaceSnapshot, context: ViewContext, selected: 
 
 function created(build: BuildPipelineRun, context: ViewContext): SafeHtml {
   const ms = createdAt(build);
-  if (ms === -Infinity) return html`<span class="muted">unknown</span>`;
+  if (ms === Number.NEGATIVE_INFINITY) return html`<span class="muted">unknown</span>`;
   return html`<span class="mono">${time(ms)}</span>
     <span class="muted">(${formatElapsed(context.now - ms)} ago)</span>`;
 }

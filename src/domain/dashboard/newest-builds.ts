@@ -18,13 +18,14 @@ export interface MarkedBuild {
 }
 
 /** When a build was created (ms), for ordering; a build without a time sorts first. */
-function createdAt(build: BuildPipelineRun): number {
+export function createdAt(build: BuildPipelineRun): number {
   const { creationTimestamp, startTime } = build.pipelineRun;
   const ms = Date.parse(creationTimestamp ?? startTime ?? '');
   return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
 }
 
-function isNewer(candidate: BuildPipelineRun, current: BuildPipelineRun): boolean {
+/** Whether `candidate` is a newer build than `current` (creation time, then name): one order for every view. */
+export function isNewer(candidate: BuildPipelineRun, current: BuildPipelineRun): boolean {
   const order = createdAt(candidate) - createdAt(current);
   // Same second (or no time): the name decides, so the answer never depends on list order.
   if (order !== 0 && !Number.isNaN(order)) return order > 0;
